@@ -1,0 +1,115 @@
+# fio-nvmeof - plain make.  `make` builds build/libfio_nvmeof.so; `make check` installs what is
+# missing, builds, and runs the unit tests, the sanitizer run and the testbed suites;
+# `make demo` runs jobs/quickstart.fio through the engine against the kernel target.
+
+CC        ?= gcc
+AR        ?= ar
+BUILD     := build
+CACHE     ?= $(CURDIR)/.cache
+FIO_SRC   ?= $(CACHE)/fio-src
+PKG_CONFIG ?= pkg-config
+
+WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+ifeq ($(CI),true)
+WARN      += -Werror
+endif
+CFLAGS    ?= -O2 -g
+BASEFLAGS := -std=gnu11 -fPIC $(WARN) -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
+RDMA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibverbs librdmacm 2>/dev/null)
+RDMA_LIBS   := $(shell $(PKG_CONFIG) --libs libibverbs librdmacm 2>/dev/null)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+LIB_SRCS  := $(sort $(wildcard lib/*.c))
+LIB_HDRS  := $(wildcard lib/*.h)
+ENG_SRCS  := $(sort $(wildcard engine/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+ASAN_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/%,$(UNIT_SRCS))
+LIB_OBJS  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+ASAN_OBJS := $(patsubst lib/%.c,$(BUILD)/asan/lib/%.o,$(LIB_SRCS))
+ENGINE    := $(BUILD)/libfio_nvmeof.so
+
+# The fio version the engine is built for comes from the fio source tree used for its headers.
+FIO_VERSION_FILE := $(FIO_SRC)/FIO-VERSION-FILE
+FIO_BUILT_FOR = $(shell sed -n 's/^FIO_VERSION = //p' $(FIO_VERSION_FILE) 2>/dev/null)
+ENG_CFLAGS = -isystem $(FIO_SRC) -include $(FIO_SRC)/config-host.h \
+             -DFIO_NVMEOF_BUILT_FOR='"$(FIO_BUILT_FOR)"' -fvisibility=hidden -Ilib
+
+.PHONY: all deps check unit asan integration demo bench clean lib engine tests
+all: $(ENGINE) tests
+
+lib: $(BUILD)/libnvmf.a
+engine: $(ENGINE)
+tests: $(UNIT_BINS)
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libnvmf.a: $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FIO_SRC)/config-host.h:
+	@echo "fio source tree not found at $(FIO_SRC) (need its headers and config-host.h): run 'make deps', or pass FIO_SRC=/path/to/configured/fio-source" >&2
+	@exit 1
+
+$(FIO_VERSION_FILE): | $(FIO_SRC)/config-host.h
+	cd $(FIO_SRC) && ./FIO-VERSION-GEN
+
+$(BUILD)/engine/%.o: engine/%.c $(LIB_HDRS) $(FIO_SRC)/config-host.h $(FIO_VERSION_FILE)
+	@mkdir -p $(@D)
+	@command -v $(PKG_CONFIG) >/dev/null && $(PKG_CONFIG) --exists libibverbs librdmacm || \
+	  { echo "rdma-core development files (libibverbs-dev, librdmacm-dev, pkg-config) are missing: run 'make deps'" >&2; exit 1; }
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) $(ENG_CFLAGS) -c -o $@ $<
+
+$(ENGINE): $(patsubst engine/%.c,$(BUILD)/engine/%.o,$(ENG_SRCS)) $(BUILD)/libnvmf.a
+	$(CC) -shared -Wl,--exclude-libs,ALL -o $@ $^ $(RDMA_LIBS) -ldl -lpthread
+
+# A copy of the engine that claims another fio version: proves the load-time refusal.
+$(BUILD)/tests/libfio_nvmeof_wrongver.so: $(ENG_SRCS) $(BUILD)/libnvmf.a $(LIB_HDRS) $(FIO_SRC)/config-host.h
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) $(filter-out -DFIO_NVMEOF_BUILT_FOR=%,$(ENG_CFLAGS)) \
+	  -DFIO_NVMEOF_BUILT_FOR='"fio-0.0-not-this-fio"' -shared -o $@ $(ENG_SRCS) $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnvmf.a tests/unit/check.h $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
+
+$(BUILD)/asan/lib/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(SAN_FLAGS) $(RDMA_CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/check.h $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(SAN_FLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(ASAN_OBJS) $(RDMA_LIBS) -ldl -lpthread
+
+unit: $(UNIT_BINS)
+	@tests/run-tests.sh unit $(UNIT_BINS)
+
+asan: $(ASAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  tests/run-tests.sh asan $(ASAN_BINS)
+
+integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so
+	@tests/run-tests.sh integration $(sort $(wildcard tests/integration/*.sh))
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory integration
+
+demo: deps
+	@$(MAKE) --no-print-directory $(ENGINE)
+	@tests/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory $(ENGINE)
+	@tests/bench/bench.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,770 @@
+/* fio_nvmeof.c - the fio glue: options, callbacks, fio's error and log conventions.
+ * Everything NVMe/RDMA lives in lib/; this file maps fio's queue/commit/getevents/event onto
+ * a lane (one controller connection per fio job). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "fio.h"
+#include "optgroup.h"
+
+#include "nvmf_host.h"
+#include "nvmf_io.h"
+#include "nvmf_lane.h"
+#include "nvmf_trid.h"
+
+#ifndef FIO_NVMEOF_BUILT_FOR
+#error "FIO_NVMEOF_BUILT_FOR must name the fio version the headers come from"
+#endif
+
+#define NVMEOF_EXPORT __attribute__((visibility("default")))
+
+enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
+enum { NVMEOF_INLINE_AUTO = 0, NVMEOF_INLINE_OFF };
+enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT };
+enum { NVMEOF_MEM_HOST = 0 };
+
+struct nvmeof_options {
+	void        *pad;              /* fio: an option's off1 must not be 0 */
+	char        *traddr;
+	char        *trsvcid;
+	int          adrfam;
+	char        *subnqn;
+	unsigned int nsid;
+	char        *host_traddr;
+	char        *hostnqn;
+	char        *hostid;
+	unsigned int connect_timeout;
+	int          inline_data;
+	int          completion;
+	int          mem;
+};
+
+/* Per fio file: the namespace it names. */
+struct nvmeof_file {
+	char                 traddr[256];
+	char                 trsvcid[32];
+	char                 subnqn[256];
+	int                  adrfam;
+	struct nvmf_ns_info  ns;
+	unsigned             lba_shift;
+	struct nvmf_io_limits lim;
+};
+
+struct nvmeof_data {
+	struct nvmf_lane   *lane;
+	struct nvmf_queue  *q;
+	struct nvmf_mr      buf_mr;
+	struct io_u       **events;      /* completed, not yet handed to fio */
+	unsigned            nr_events;
+	unsigned            ev_handed;   /* events[0..ev_handed) given out by the last getevents */
+	struct io_u       **unstamped;   /* queued since the last commit */
+	unsigned            nr_unstamped;
+	unsigned            depth;
+	struct nvmf_io_completer cpl;
+	int                 use_events;
+	int                 failed_logged;
+};
+
+static struct fio_option options[] = {
+	{
+		.name     = "traddr",
+		.lname    = "NVMe/RDMA target address",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, traddr),
+		.help     = "Target address (IPv4/IPv6 of the target's RDMA port); required unless "
+			    "filename is a transport ID",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "trsvcid",
+		.lname    = "NVMe/RDMA service ID",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, trsvcid),
+		.def      = "4420",
+		.help     = "Target port (RDMA CM service ID)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "adrfam",
+		.lname    = "Address family",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, adrfam),
+		.def      = "auto",
+		.help     = "Address family of traddr",
+		.posval   = {
+			{ .ival = "auto", .oval = NVMEOF_ADRFAM_AUTO, .help = "Infer from traddr" },
+			{ .ival = "ipv4", .oval = NVMEOF_ADRFAM_IPV4, .help = "IPv4" },
+			{ .ival = "ipv6", .oval = NVMEOF_ADRFAM_IPV6, .help = "IPv6" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "subnqn",
+		.lname    = "Subsystem NQN",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, subnqn),
+		.help     = "NVMe subsystem NQN to connect to; required unless filename is a "
+			    "transport ID",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "nsid",
+		.lname    = "Namespace ID",
+		.type     = FIO_OPT_INT,
+		.off1     = offsetof(struct nvmeof_options, nsid),
+		.def      = "1",
+		.minval   = 1,
+		.help     = "Namespace ID for files that are not transport IDs",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "host_traddr",
+		.lname    = "Host transport address",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, host_traddr),
+		.help     = "Local address to connect from (picks the HCA/port), as nvme-cli's "
+			    "--host-traddr",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "hostnqn",
+		.lname    = "Host NQN",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, hostnqn),
+		.help     = "Host NQN (default: /etc/nvme/hostnqn, else derived from /etc/machine-id)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "hostid",
+		.lname    = "Host ID",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, hostid),
+		.help     = "Host ID, a UUID (default: /etc/nvme/hostid, else from the hostnqn)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "connect_timeout",
+		.lname    = "Connect timeout (ms)",
+		.type     = FIO_OPT_INT,
+		.off1     = offsetof(struct nvmeof_options, connect_timeout),
+		.def      = "5000",
+		.minval   = 1,
+		.help     = "Bound, in milliseconds, on each RDMA CM step and admin command while "
+			    "connecting",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "inline_data",
+		.lname    = "In-capsule data",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, inline_data),
+		.def      = "auto",
+		.help     = "Send small writes as in-capsule data",
+		.posval   = {
+			{ .ival = "auto", .oval = NVMEOF_INLINE_AUTO,
+			  .help = "When the controller offers it (IOCCSZ, ICDOFF 0)" },
+			{ .ival = "off", .oval = NVMEOF_INLINE_OFF,
+			  .help = "Never: the target always RDMA-reads write data" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "completion",
+		.lname    = "Completion mode",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, completion),
+		.def      = "poll",
+		.help     = "How getevents waits for completions",
+		.posval   = {
+			{ .ival = "poll", .oval = NVMEOF_COMPLETION_POLL,
+			  .help = "Busy-poll the completion queue (lowest latency)" },
+			{ .ival = "event", .oval = NVMEOF_COMPLETION_EVENT,
+			  .help = "Sleep on a completion channel (CPU-efficiency comparisons)" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "nvmeof_mem",
+		.lname    = "Buffer memory kind",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, mem),
+		.def      = "host",
+		.help     = "Where I/O buffers live (fio's own mem= picks how host memory is allocated)",
+		.posval   = {
+			{ .ival = "host", .oval = NVMEOF_MEM_HOST,
+			  .help = "Host memory from fio's buffer allocator, registered once" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = NULL,
+	},
+};
+
+/* ------------------------------------------------------------------ files and lanes */
+
+static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct nvmeof_file *nf)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmf_trid t;
+	char err[256] = "";
+	int rc = nvmf_trid_parse(f->file_name, &t, err, sizeof(err));
+
+	memset(nf, 0, sizeof(*nf));
+	if (rc < 0) {
+		log_err("nvmeof: filename '%s': %s\n", f->file_name, err);
+		return rc;
+	}
+	snprintf(nf->traddr, sizeof(nf->traddr), "%s", rc && t.traddr[0] ? t.traddr :
+		 o->traddr ? o->traddr : "");
+	snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", rc && t.trsvcid[0] ? t.trsvcid :
+		 o->trsvcid && *o->trsvcid ? o->trsvcid : "4420");
+	snprintf(nf->subnqn, sizeof(nf->subnqn), "%s", rc && t.subnqn[0] ? t.subnqn :
+		 o->subnqn ? o->subnqn : "");
+	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam :
+		o->adrfam == NVMEOF_ADRFAM_IPV4 ? AF_INET :
+		o->adrfam == NVMEOF_ADRFAM_IPV6 ? AF_INET6 : AF_UNSPEC;
+	nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid;
+	if (!nf->traddr[0]) {
+		log_err("nvmeof: traddr is required (set traddr= or a transport ID as filename)\n");
+		return -EINVAL;
+	}
+	if (!nf->subnqn[0]) {
+		log_err("nvmeof: subnqn is required (set subnqn= or a transport ID as filename)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
+			    struct nvmf_lane_opts *lo, char *hostnqn, size_t nqnlen)
+{
+	struct nvmeof_options *o = td->eo;
+	char err[256] = "";
+	int rc;
+
+	memset(lo, 0, sizeof(*lo));
+	rc = nvmf_host_identity(o->hostnqn, o->hostid, "/etc/nvme", "/etc/machine-id", hostnqn,
+				nqnlen, lo->hostid, err, sizeof(err));
+	if (rc) {
+		log_err("nvmeof: %s\n", err);
+		return rc;
+	}
+	lo->traddr = nf->traddr;
+	lo->trsvcid = nf->trsvcid;
+	lo->adrfam = nf->adrfam;
+	lo->host_traddr = o->host_traddr && *o->host_traddr ? o->host_traddr : NULL;
+	lo->subnqn = nf->subnqn;
+	lo->hostnqn = hostnqn;
+	lo->connect_timeout_ms = o->connect_timeout;
+	lo->inline_data = o->inline_data == NVMEOF_INLINE_AUTO;
+	lo->use_events = o->completion == NVMEOF_COMPLETION_EVENT;
+	return 0;
+}
+
+static int nvmeof_same_subsystem(const struct nvmeof_file *a, const struct nvmeof_file *b)
+{
+	return !strcmp(a->traddr, b->traddr) && !strcmp(a->trsvcid, b->trsvcid) &&
+		!strcmp(a->subnqn, b->subnqn);
+}
+
+/* setup: runs before the job's files are sized (in fio's main process by default).  Each
+ * file is resolved to a namespace over a short admin-only connection, so fio knows sizes. */
+static int fio_nvmeof_setup(struct thread_data *td)
+{
+	struct nvmeof_file *first = NULL;
+	struct nvmf_lane *probe = NULL;
+	struct fio_file *f;
+	unsigned int i;
+	int rc = 0;
+
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+		struct nvmf_lane_opts lo;
+		char hostnqn[NVMF_NQN_MAX + 1], err[NVMF_ERR_LEN];
+
+		if (!nf) {
+			nf = calloc(1, sizeof(*nf));
+			if (!nf) {
+				rc = -ENOMEM;
+				break;
+			}
+			FILE_SET_ENG_DATA(f, nf);
+		}
+		if ((rc = nvmeof_file_target(td, f, nf)))
+			break;
+		if (!first) {
+			first = nf;
+		} else if (!nvmeof_same_subsystem(first, nf)) {
+			log_err("nvmeof: job %s names two subsystems (%s at %s:%s and %s at %s:%s): "
+				"one job is one controller connection; use one job per subsystem\n",
+				td->o.name, first->subnqn, first->traddr, first->trsvcid, nf->subnqn,
+				nf->traddr, nf->trsvcid);
+			rc = -EINVAL;
+			break;
+		}
+		if (!probe) {
+			if ((rc = nvmeof_lane_opts(td, nf, &lo, hostnqn, sizeof(hostnqn))))
+				break;
+			lo.no_io_queue = 1;
+			rc = nvmf_lane_connect(&probe, &lo, err, sizeof(err));
+			if (rc) {
+				log_err("nvmeof: %s\n", err);
+				break;
+			}
+		}
+		if ((rc = nvmf_lane_identify_ns(probe, nf->ns.nsid, &nf->ns))) {
+			log_err("nvmeof: %s\n", nvmf_lane_err(probe));
+			break;
+		}
+		nf->lba_shift = (unsigned)__builtin_ctz(nf->ns.lba_size);
+		f->filetype = FIO_TYPE_BLOCK;
+		f->real_file_size = nf->ns.nsze * nf->ns.lba_size;
+		fio_file_set_size_known(f);
+	}
+	nvmf_lane_destroy(probe);
+	if (rc)
+		td_verror(td, -rc, "nvmeof setup");
+	return rc ? 1 : 0;
+}
+
+/* Shapes the engine does not carry are refused here, never at I/O time. */
+static int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
+{
+	struct thread_options *o = &td->o;
+	uint32_t lba = nf->ns.lba_size;
+
+	if (nf->ns.ms) {
+		log_err("nvmeof: namespace %u has %u bytes of metadata per block: not supported\n",
+			nf->ns.nsid, nf->ns.ms);
+		return -EOPNOTSUPP;
+	}
+	for (int d = DDIR_READ; d < DDIR_RWDIR_CNT; d++) {
+		if (o->min_bs[d] % lba || o->max_bs[d] % lba) {
+			log_err("nvmeof: bs %llu..%llu (%s) is not a multiple of namespace %u's LBA "
+				"size %u\n", (unsigned long long)o->min_bs[d],
+				(unsigned long long)o->max_bs[d], io_ddir_name(d), nf->ns.nsid, lba);
+			return -EINVAL;
+		}
+		for (unsigned j = 0; j < o->bssplit_nr[d]; j++) {
+			if (o->bssplit[d][j].bs % lba) {
+				log_err("nvmeof: bssplit size %llu is not a multiple of namespace %u's "
+					"LBA size %u\n", (unsigned long long)o->bssplit[d][j].bs,
+					nf->ns.nsid, lba);
+				return -EINVAL;
+			}
+		}
+		if (o->ba[d] % lba) {
+			log_err("nvmeof: blockalign %llu is not a multiple of namespace %u's LBA size %u\n",
+				(unsigned long long)o->ba[d], nf->ns.nsid, lba);
+			return -EINVAL;
+		}
+	}
+	if (o->start_offset % lba) {
+		log_err("nvmeof: offset %llu is not a multiple of namespace %u's LBA size %u\n",
+			(unsigned long long)o->start_offset, nf->ns.nsid, lba);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned long long nvmeof_max_bs(struct thread_data *td)
+{
+	unsigned long long m = 0;
+
+	for (int d = DDIR_READ; d < DDIR_RWDIR_CNT; d++)
+		if (td->o.max_bs[d] > m)
+			m = td->o.max_bs[d];
+	return m;
+}
+
+static void nvmeof_io_done(struct nvmf_io *io, void *arg)
+{
+	struct nvmeof_data *ld = arg;
+	struct io_u *io_u = io->user;
+
+	if (io->err)
+		io_u->error = -io->err;
+	else if (io->status)
+		io_u->error = EIO;
+	else
+		io_u->error = 0;
+	ld->events[ld->nr_events++] = io_u;
+}
+
+static void fio_nvmeof_cleanup(struct thread_data *td)
+{
+	struct nvmeof_data *ld = td->io_ops_data;
+
+	if (!ld)
+		return;
+	nvmf_lane_dereg_mem(&ld->buf_mr);
+	nvmf_lane_destroy(ld->lane);
+	free(ld->events);
+	free(ld->unstamped);
+	free(ld);
+	td->io_ops_data = NULL;
+}
+
+static int fio_nvmeof_init(struct thread_data *td)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmeof_data *ld;
+	struct nvmeof_file *nf0;
+	struct nvmf_lane_opts lo;
+	struct nvmf_io_limits lim;
+	const struct nvmf_lane_info *in;
+	char hostnqn[NVMF_NQN_MAX + 1], err[NVMF_ERR_LEN];
+	unsigned long long max_bs = nvmeof_max_bs(td);
+	unsigned parts = 1, need;
+	struct fio_file *f;
+	unsigned int i;
+	int rc;
+
+	if (!td->o.nr_files || !td->files || !td->files[0]) {
+		log_err("nvmeof: job %s has no file\n", td->o.name);
+		return 1;
+	}
+	/* With create_serialize=0, fio runs setup after init: resolve files here then. */
+	for_each_file(td, f, i)
+		if (!FILE_ENG_DATA(f) && fio_nvmeof_setup(td))
+			return 1;
+	nf0 = FILE_ENG_DATA(td->files[0]);
+
+	ld = calloc(1, sizeof(*ld));
+	if (!ld)
+		return 1;
+	td->io_ops_data = ld;
+	if (nvmeof_lane_opts(td, nf0, &lo, hostnqn, sizeof(hostnqn)))
+		goto fail;
+
+	/* Connect first: MDTS decides how many commands the largest I/O needs. */
+	lo.io_queue_entries = td->o.iodepth + 1;
+	lo.io_max_bytes = max_bs;
+	ld->use_events = lo.use_events;
+	rc = nvmf_lane_connect(&ld->lane, &lo, err, sizeof(err));
+	if (rc) {
+		log_err("nvmeof: %s\n", err);
+		td_verror(td, -rc, "nvmeof connect");
+		goto fail;
+	}
+	in = nvmf_lane_info(ld->lane);
+	ld->q = nvmf_lane_ioq(ld->lane);
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+
+		if ((rc = nvmeof_check_shapes(td, nf))) {
+			td_verror(td, -rc, "nvmeof init");
+			goto fail;
+		}
+		nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
+		lim = nf->lim;
+		if (max_bs > lim.max_xfer) {
+			unsigned p = (unsigned)((max_bs + lim.max_xfer - 1) / lim.max_xfer);
+
+			if (p > parts)
+				parts = p;
+		}
+	}
+	need = parts;
+	if (need > ld->q->max_inflight) {
+		log_err("nvmeof: bs %llu needs %u commands (MDTS %u bytes) but the I/O queue holds "
+			"%u: lower bs\n", max_bs, need, in->mdts_bytes, ld->q->max_inflight);
+		td_verror(td, EINVAL, "nvmeof init");
+		goto fail;
+	}
+	ld->depth = td->o.iodepth;
+	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
+	ld->unstamped = calloc(ld->depth + 1, sizeof(*ld->unstamped));
+	if (!ld->events || !ld->unstamped)
+		goto fail;
+	ld->cpl.done = nvmeof_io_done;
+	ld->cpl.arg = ld;
+	nvmf_queue_set_complete(ld->q, nvmf_io_complete_req, &ld->cpl);
+
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+		char mdts[32];
+
+		if (in->mdts_bytes)
+			snprintf(mdts, sizeof(mdts), "%u KiB", in->mdts_bytes / 1024);
+		else
+			snprintf(mdts, sizeof(mdts), "unlimited");
+		log_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
+			 "MDTS %s, queue %u, in-capsule %u B, %s via %s port %u (%s -> %s:%s)\n",
+			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
+			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
+			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
+			 in->io_queue_entries, in->inline_max,
+			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" : "poll", in->rdma_dev,
+			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid);
+	}
+	return 0;
+fail:
+	fio_nvmeof_cleanup(td);
+	return 1;
+}
+
+/* post_init: fio's I/O buffers exist now; register the whole area once. */
+static int fio_nvmeof_post_init(struct thread_data *td)
+{
+	struct nvmeof_data *ld = td->io_ops_data;
+	int rc;
+
+	if (!td->orig_buffer || !td->orig_buffer_size)
+		return 0;
+	rc = nvmf_lane_reg_mem(ld->lane, td->orig_buffer, td->orig_buffer_size, &ld->buf_mr);
+	if (rc) {
+		log_err("nvmeof: %s\n", nvmf_lane_err(ld->lane));
+		td_verror(td, -rc, "nvmeof register buffers");
+		return 1;
+	}
+	return 0;
+}
+
+static int fio_nvmeof_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	(void)td;
+	io_u->engine_data = calloc(1, sizeof(struct nvmf_io));
+	return io_u->engine_data ? 0 : 1;
+}
+
+static void fio_nvmeof_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	(void)td;
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
+}
+
+static int fio_nvmeof_open_file(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	return FILE_ENG_DATA(f) ? 0 : 1;
+}
+
+static int fio_nvmeof_close_file(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	(void)f;
+	return 0;
+}
+
+static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct nvmeof_data *ld = td->io_ops_data;
+	struct nvmeof_file *nf = FILE_ENG_DATA(io_u->file);
+	struct nvmf_io *io = io_u->engine_data;
+	int rc;
+
+	fio_ro_check(td, io_u);
+	memset(io, 0, sizeof(*io));
+	io->user = io_u;
+	io->nsid = nf->ns.nsid;
+	io->lba_shift = (uint8_t)nf->lba_shift;
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		io->op = NVMF_IO_READ;
+		break;
+	case DDIR_WRITE:
+		io->op = NVMF_IO_WRITE;
+		break;
+	case DDIR_TRIM:
+		io->op = NVMF_IO_TRIM;
+		break;
+	case DDIR_SYNC:
+	case DDIR_DATASYNC:
+	case DDIR_SYNC_FILE_RANGE:
+		io->op = NVMF_IO_FLUSH;
+		break;
+	default:
+		io_u->error = EINVAL;
+		return FIO_Q_COMPLETED;
+	}
+	if (io->op != NVMF_IO_FLUSH) {
+		uint64_t mask = nf->ns.lba_size - 1;
+
+		if ((io_u->offset & mask) || (io_u->xfer_buflen & mask) || !io_u->xfer_buflen) {
+			io_u->error = EINVAL;
+			return FIO_Q_COMPLETED;
+		}
+		io->slba = io_u->offset >> nf->lba_shift;
+		io->nlb = io_u->xfer_buflen >> nf->lba_shift;
+	}
+	if (io->op == NVMF_IO_READ || io->op == NVMF_IO_WRITE) {
+		char *b = io_u->xfer_buf;
+
+		if (!ld->buf_mr.ibv_mr || b < (char *)ld->buf_mr.addr ||
+		    b + io_u->xfer_buflen > (char *)ld->buf_mr.addr + ld->buf_mr.len) {
+			io_u->error = EFAULT;
+			return FIO_Q_COMPLETED;
+		}
+		io->buf = b;
+		io->lkey = ld->buf_mr.lkey;
+		io->rkey = ld->buf_mr.rkey;
+	}
+	rc = nvmf_io_stage(ld->q, &nf->lim, io);
+	if (rc == -EBUSY)
+		return FIO_Q_BUSY;
+	if (rc) {
+		io_u->error = -rc;
+		return FIO_Q_COMPLETED;
+	}
+	ld->unstamped[ld->nr_unstamped++] = io_u;
+	return FIO_Q_QUEUED;
+}
+
+static void nvmeof_report_fatal(struct thread_data *td, struct nvmeof_data *ld, int rc)
+{
+	if (ld->failed_logged)
+		return;
+	ld->failed_logged = 1;
+	log_err("nvmeof: %s: lane failed: %s\n", td->o.name,
+		ld->q->fatal_msg[0] ? ld->q->fatal_msg : strerror(-rc));
+	td_verror(td, -rc, "nvmeof lane");
+}
+
+static int fio_nvmeof_commit(struct thread_data *td)
+{
+	struct nvmeof_data *ld = td->io_ops_data;
+	struct timespec now;
+	int rc;
+
+	if (!ld->nr_unstamped)
+		return 0;
+	rc = nvmf_queue_flush(ld->q);
+	if (rc < 0) {
+		nvmeof_report_fatal(td, ld, rc);
+		return rc;
+	}
+	if (fio_fill_issue_time(td))
+		fio_gettime(&now, NULL);
+	for (unsigned i = 0; i < ld->nr_unstamped; i++) {
+		if (fio_fill_issue_time(td))
+			memcpy(&ld->unstamped[i]->issue_time, &now, sizeof(now));
+		io_u_queued(td, ld->unstamped[i]);
+	}
+	io_u_mark_submit(td, ld->nr_unstamped);
+	ld->nr_unstamped = 0;
+	return 0;
+}
+
+static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+				const struct timespec *t)
+{
+	struct nvmeof_data *ld = td->io_ops_data;
+	uint64_t deadline = 0;
+	unsigned n;
+	int rc;
+
+	/* Drop what the previous call handed out. */
+	if (ld->ev_handed) {
+		memmove(ld->events, ld->events + ld->ev_handed,
+			(ld->nr_events - ld->ev_handed) * sizeof(ld->events[0]));
+		ld->nr_events -= ld->ev_handed;
+		ld->ev_handed = 0;
+	}
+	if (t)
+		deadline = nvmf_now_ms() + (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_nsec / 1000000;
+	for (;;) {
+		if (ld->use_events && ld->nr_events < min) {
+			int wait_ms = 1000;
+
+			if (t) {
+				uint64_t now = nvmf_now_ms();
+
+				wait_ms = now >= deadline ? 0 : (int)(deadline - now);
+			}
+			rc = nvmf_lane_wait(ld->lane, wait_ms);
+		} else {
+			rc = nvmf_queue_process(ld->q);
+		}
+		if (rc < 0) {
+			nvmeof_report_fatal(td, ld, rc);
+			return rc;
+		}
+		if (ld->nr_events >= min)
+			break;
+		if (t && nvmf_now_ms() >= deadline)
+			break;
+	}
+	n = ld->nr_events < max ? ld->nr_events : max;
+	ld->ev_handed = n;
+	return (int)n;
+}
+
+static struct io_u *fio_nvmeof_event(struct thread_data *td, int event)
+{
+	struct nvmeof_data *ld = td->io_ops_data;
+
+	return ld->events[event];
+}
+
+static char *fio_nvmeof_errdetails(struct io_u *io_u)
+{
+	struct nvmf_io *io = io_u->engine_data;
+	char st[160], *msg;
+
+	if (!io || !io->status)
+		return NULL;
+	nvme_status_format(st, sizeof(st), io->status, 0);
+	if (asprintf(&msg, "%s (%s, nsid %u, slba %llu, %llu blocks)", st,
+		     nvme_opcode_name(io->status_opc, 0), io->nsid, (unsigned long long)io->slba,
+		     (unsigned long long)io->nlb) < 0)
+		return NULL;
+	return msg;
+}
+
+static struct ioengine_ops ioengine_nvmeof = {
+	.name               = "nvmeof",
+	.version            = FIO_IOOPS_VERSION,
+	.flags              = FIO_RAWIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_MEMALIGN |
+			      FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.setup              = fio_nvmeof_setup,
+	.init               = fio_nvmeof_init,
+	.post_init          = fio_nvmeof_post_init,
+	.queue              = fio_nvmeof_queue,
+	.commit             = fio_nvmeof_commit,
+	.getevents          = fio_nvmeof_getevents,
+	.event              = fio_nvmeof_event,
+	.errdetails         = fio_nvmeof_errdetails,
+	.cleanup            = fio_nvmeof_cleanup,
+	.open_file          = fio_nvmeof_open_file,
+	.close_file         = fio_nvmeof_close_file,
+	.io_u_init          = fio_nvmeof_io_u_init,
+	.io_u_free          = fio_nvmeof_io_u_free,
+	.option_struct_size = sizeof(struct nvmeof_options),
+	.options            = options,
+};
+
+/* fio looks up `get_ioengine` (this engine exports no `ioengine` symbol on purpose): the
+ * engine shares fio's struct layouts, so it refuses any fio but the one it was built for. */
+NVMEOF_EXPORT void get_ioengine(struct ioengine_ops **ops);
+NVMEOF_EXPORT void get_ioengine(struct ioengine_ops **ops)
+{
+	const char *running = dlsym(RTLD_DEFAULT, "fio_version_string");
+
+	if (!running || strcmp(running, FIO_NVMEOF_BUILT_FOR)) {
+		log_err("fio-nvmeof: built for %s but this fio is %s: rebuild the engine against "
+			"this fio (make clean && make deps && make, or make FIO_SRC=<its source>)\n",
+			FIO_NVMEOF_BUILT_FOR, running ? running : "of unknown version");
+		*ops = NULL;
+		return;
+	}
+	*ops = &ioengine_nvmeof;
+}

@@ -1,0 +1,111 @@
+/* nvmf_io.c - user I/O to NVMe commands and back. */
+#include <errno.h>
+#include <string.h>
+
+#include "nvmf_io.h"
+
+#define NVMF_DSM_MAX_NLB 0xffffffffULL  /* a DSM range counts blocks in 32 bits */
+#define NVMF_RW_MAX_NLB  0x10000ULL     /* NLB is 16 bits, 0's based */
+
+static uint64_t nvmf_io_blocks_per_cmd(const struct nvmf_io *io, const struct nvmf_io_limits *lim)
+{
+	uint64_t b;
+
+	switch (io->op) {
+	case NVMF_IO_READ:
+	case NVMF_IO_WRITE:
+		b = (uint64_t)lim->max_xfer >> io->lba_shift;
+		return b > NVMF_RW_MAX_NLB ? NVMF_RW_MAX_NLB : b;
+	case NVMF_IO_TRIM:
+		return NVMF_DSM_MAX_NLB;
+	default:
+		return 0;
+	}
+}
+
+unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *lim)
+{
+	uint64_t per;
+
+	if (io->op == NVMF_IO_FLUSH)
+		return 1;
+	per = nvmf_io_blocks_per_cmd(io, lim);
+	if (!per || !io->nlb)
+		return 0;
+	return (unsigned)((io->nlb + per - 1) / per);
+}
+
+int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io)
+{
+	unsigned n = nvmf_io_nr_cmds(io, lim);
+	uint64_t per = nvmf_io_blocks_per_cmd(io, lim);
+	uint64_t done_blocks = 0;
+
+	if (!n || io->op > NVMF_IO_TRIM)
+		return -EINVAL;
+	if (nvmf_queue_available(q) < n)
+		return q->fatal ? q->fatal : -EBUSY;
+
+	io->parts_left = n;
+	io->status = 0;
+	io->status_opc = 0;
+	io->err = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct nvmf_req *req = nvmf_queue_get(q, io);
+		struct nvme_sqe *c = nvmf_req_sqe(q, req);
+		uint64_t left = io->nlb - done_blocks;
+		uint64_t nlb = left < per ? left : per;
+		uint64_t off = done_blocks << io->lba_shift;
+		uint32_t len = (uint32_t)(nlb << io->lba_shift);
+		uint8_t *data = (uint8_t *)io->buf + off;
+		struct nvme_dsm_range *r;
+
+		switch (io->op) {
+		case NVMF_IO_FLUSH:
+			nvme_cmd_flush(c, io->nsid);
+			nvme_sqe_set_sgl_none(c);
+			nvmf_queue_stage(q, req, NULL, 0, 0);
+			break;
+		case NVMF_IO_TRIM:
+			r = &q->dsm[nvmf_req_slot(q, req)];
+			nvme_dsm_range_set(r, io->slba + done_blocks, (uint32_t)nlb);
+			nvme_cmd_dsm_deallocate(c, io->nsid, 1);
+			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)r, sizeof(*r), lim->dsm_rkey);
+			nvmf_queue_stage(q, req, NULL, 0, 0);
+			break;
+		case NVMF_IO_WRITE:
+			nvme_cmd_rw(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks, (uint32_t)nlb);
+			if (len <= lim->inline_max) {
+				/* In-capsule: a second SGE points into the registered buffer, no copy. */
+				nvme_sqe_set_sgl_inline(c, 0, len);
+				nvmf_queue_stage(q, req, data, len, io->lkey);
+			} else {
+				nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)data, len, io->rkey);
+				nvmf_queue_stage(q, req, NULL, 0, 0);
+			}
+			break;
+		case NVMF_IO_READ:
+			nvme_cmd_rw(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks, (uint32_t)nlb);
+			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)data, len, io->rkey);
+			nvmf_queue_stage(q, req, NULL, 0, 0);
+			break;
+		}
+		done_blocks += nlb;
+	}
+	return 0;
+}
+
+void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *completer)
+{
+	const struct nvmf_io_completer *cpl = completer;
+	struct nvmf_io *io = req->ctx;
+	uint16_t code = nvme_status_code(le16toh(req->cqe.status));
+
+	if (code && !io->status) {
+		io->status = code;
+		io->status_opc = nvmf_req_sqe(q, req)->opcode;
+	}
+	nvmf_queue_put(q, req);
+	if (--io->parts_left == 0)
+		cpl->done(io, cpl->arg);
+}

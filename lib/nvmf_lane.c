@@ -1,0 +1,571 @@
+/* nvmf_lane.c - controller bring-up and shutdown over NVMe/RDMA: Fabrics Connect, property
+ * access, enable, Identify, the I/O queue, and an orderly shutdown. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvmf_lane.h"
+#include "nvmf_rdma.h"
+#include "nvmf_shim.h"
+
+#define NVMF_SCRATCH_SIZE 8192      /* Identify data (4 KiB) and Connect data (1 KiB) */
+#define NVMF_KEYED_LEN_MAX 0xffffffu
+#define NVMF_SHUTDOWN_MAX_MS 5000
+
+struct nvmf_lane {
+	struct nvmf_lane_opts   opts;
+	char                    traddr[256], trsvcid[32], host_traddr[256];
+	char                    subnqn[NVMF_NQN_MAX + 1], hostnqn[NVMF_NQN_MAX + 1];
+	struct sockaddr_storage dst, src;
+	int                     have_src;
+	struct ibv_pd          *pd;
+	struct nvmf_rdma_queue *aq;
+	struct nvmf_rdma_queue *ioq;
+	uint8_t                *scratch;
+	struct ibv_mr          *scratch_mr;
+	int                     enabled;
+	unsigned                admin_timeout_ms;
+	struct nvmf_lane_info   info;
+	char                    err[NVMF_ERR_LEN];
+};
+
+static int nvmf_lane_errf(struct nvmf_lane *lane, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int nvmf_lane_errf(struct nvmf_lane *lane, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!lane->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(lane->err, sizeof(lane->err), fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+const char *nvmf_lane_err(const struct nvmf_lane *lane)
+{
+	return lane ? lane->err : "no lane";
+}
+
+const struct nvmf_lane_info *nvmf_lane_info(const struct nvmf_lane *lane)
+{
+	return &lane->info;
+}
+
+struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane)
+{
+	return lane->ioq ? &lane->ioq->q : NULL;
+}
+
+static int nvmf_resolve(struct nvmf_lane *lane, const char *what, const char *host,
+			const char *port, int family, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints, *ai = NULL;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = family;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, port, &hints, &ai);
+	if (rc || !ai)
+		return nvmf_lane_errf(lane, -EINVAL, "%s '%s': %s", what, host,
+				      rc ? gai_strerror(rc) : "no address");
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* Run one admin command synchronously; NVMe status comes back as a positive value. */
+static int nvmf_admin_exec(struct nvmf_lane *lane, struct nvmf_req *req, struct nvme_cqe *cqe)
+{
+	struct nvmf_queue *q = &lane->aq->q;
+	int rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, cqe);
+
+	if (rc)
+		return nvmf_lane_errf(lane, rc, "%s", q->fatal_msg[0] ? q->fatal_msg : strerror(-rc));
+	return nvme_status_code(le16toh(cqe->status));
+}
+
+static struct nvmf_req *nvmf_admin_req(struct nvmf_lane *lane)
+{
+	struct nvmf_req *req = nvmf_queue_get(&lane->aq->q, NULL);
+
+	if (!req)
+		nvmf_lane_errf(lane, -EBUSY, "admin queue has no free slot");
+	return req;
+}
+
+static int nvmf_prop_get(struct nvmf_lane *lane, uint32_t ofst, int eight, uint64_t *val)
+{
+	struct nvmf_req *req = nvmf_admin_req(lane);
+	struct nvme_cqe cqe;
+	char st[128];
+	int rc;
+
+	if (!req)
+		return -EBUSY;
+	nvmf_cmd_prop_get(nvmf_req_sqe(&lane->aq->q, req), ofst, eight);
+	nvme_sqe_set_sgl_none(nvmf_req_sqe(&lane->aq->q, req));
+	rc = nvmf_admin_exec(lane, req, &cqe);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
+		return nvmf_lane_errf(lane, -EIO, "Property Get 0x%x failed: %s", ofst, st);
+	}
+	*val = le64toh(cqe.result);
+	if (!eight)
+		*val &= 0xffffffffu;
+	return 0;
+}
+
+static int nvmf_prop_set(struct nvmf_lane *lane, uint32_t ofst, uint32_t val)
+{
+	struct nvmf_req *req = nvmf_admin_req(lane);
+	struct nvme_cqe cqe;
+	char st[128];
+	int rc;
+
+	if (!req)
+		return -EBUSY;
+	nvmf_cmd_prop_set(nvmf_req_sqe(&lane->aq->q, req), ofst, 0, val);
+	nvme_sqe_set_sgl_none(nvmf_req_sqe(&lane->aq->q, req));
+	rc = nvmf_admin_exec(lane, req, &cqe);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
+		return nvmf_lane_errf(lane, -EIO, "Property Set 0x%x failed: %s", ofst, st);
+	}
+	return 0;
+}
+
+/* Connect Invalid Parameters names the offending field: say which one in words. */
+static const char *nvmf_connect_bad_field(uint32_t dw0)
+{
+	unsigned ipo = dw0 & 0xffff, iattr = (dw0 >> 16) & 1;
+
+	if (iattr) {
+		if (ipo >= 256 && ipo < 512)
+			return " (the target does not know subnqn)";
+		if (ipo >= 512 && ipo < 768)
+			return " (the target refused hostnqn)";
+		if (ipo >= 16 && ipo < 18)
+			return " (controller ID)";
+		if (ipo < 16)
+			return " (hostid)";
+		return " (in the Connect data)";
+	}
+	if (ipo == 42)
+		return " (queue ID)";
+	if (ipo == 44)
+		return " (queue size)";
+	return "";
+}
+
+static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_rdma_queue *rq,
+				uint16_t cntlid, uint16_t *cntlid_out)
+{
+	struct nvmf_queue *q = &rq->q;
+	struct nvmf_connect_data *cd = (struct nvmf_connect_data *)lane->scratch;
+	struct nvmf_req *req = nvmf_queue_get(q, NULL);
+	struct nvme_sqe *c;
+	struct nvme_cqe cqe;
+	char st[128];
+	int rc;
+
+	if (!req)
+		return nvmf_lane_errf(lane, -EBUSY, "queue %u has no free slot", q->qid);
+	rc = nvmf_connect_data_init(cd, lane->opts.hostid, cntlid, lane->subnqn, lane->hostnqn);
+	if (rc) {
+		nvmf_queue_put(q, req);
+		return nvmf_lane_errf(lane, rc, "subnqn/hostnqn must be 1..%d characters", NVMF_NQN_MAX);
+	}
+	c = nvmf_req_sqe(q, req);
+	/* kato 0: the target runs no keep-alive timer for this controller. */
+	nvmf_cmd_connect(c, q->qid, (uint16_t)(q->depth - 1), 0);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)cd, sizeof(*cd), lane->scratch_mr->rkey);
+	rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, &cqe);
+	if (rc)
+		return nvmf_lane_errf(lane, rc, "Fabrics Connect (queue %u): %s", q->qid,
+				      q->fatal_msg[0] ? q->fatal_msg : strerror(-rc));
+	rc = nvme_status_code(le16toh(cqe.status));
+	if (rc) {
+		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
+		return nvmf_lane_errf(lane, -ECONNREFUSED, "Fabrics Connect to %s (queue %u) failed: %s%s",
+				      lane->subnqn, q->qid, st,
+				      rc == 0x182 ? nvmf_connect_bad_field(le32toh((uint32_t)le64toh(cqe.result))) : "");
+	}
+	if (cntlid_out)
+		*cntlid_out = (uint16_t)(le64toh(cqe.result) & 0xffff);
+	return 0;
+}
+
+static int nvmf_identify(struct nvmf_lane *lane, uint8_t cns, uint32_t nsid, uint16_t *status)
+{
+	struct nvmf_req *req = nvmf_admin_req(lane);
+	struct nvme_sqe *c;
+	struct nvme_cqe cqe;
+	int rc;
+
+	if (!req)
+		return -EBUSY;
+	c = nvmf_req_sqe(&lane->aq->q, req);
+	memset(lane->scratch, 0, NVME_IDENTIFY_SIZE);
+	nvme_cmd_identify(c, cns, nsid, 0);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, NVME_IDENTIFY_SIZE, lane->scratch_mr->rkey);
+	rc = nvmf_admin_exec(lane, req, &cqe);
+	if (rc < 0)
+		return rc;
+	*status = (uint16_t)rc;
+	return 0;
+}
+
+static void nvmf_copy_trim(char *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	/* Identify strings are space padded; unprintable bytes become '?'. */
+	for (size_t i = 0; i < n && dst[i]; i++)
+		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
+			dst[i] = '?';
+	while (n && (dst[n - 1] == ' ' || dst[n - 1] == 0))
+		dst[--n] = 0;
+}
+
+static int nvmf_enable(struct nvmf_lane *lane)
+{
+	struct nvmf_lane_info *in = &lane->info;
+	uint64_t v, deadline;
+	unsigned to_ms;
+	int rc;
+
+	if ((rc = nvmf_prop_get(lane, NVME_REG_CAP, 1, &in->cap)))
+		return rc;
+	if ((rc = nvmf_prop_get(lane, NVME_REG_VS, 0, &v)))
+		return rc;
+	in->vs = (uint32_t)v;
+	if ((rc = nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, 0, 6, 4))))
+		return rc;
+	lane->enabled = 1;
+	to_ms = nvme_cap_to(in->cap) * 500;
+	if (to_ms < 500)
+		to_ms = 500;
+	deadline = nvmf_now_ms() + to_ms;
+	for (;;) {
+		if ((rc = nvmf_prop_get(lane, NVME_REG_CSTS, 0, &v)))
+			return rc;
+		if (nvme_csts_cfs((uint32_t)v))
+			return nvmf_lane_errf(lane, -EIO, "controller reports fatal status (CSTS.CFS) "
+					      "while enabling");
+		if (nvme_csts_rdy((uint32_t)v))
+			return 0;
+		if (nvmf_now_ms() > deadline)
+			return nvmf_lane_errf(lane, -ETIMEDOUT, "controller not ready (CSTS.RDY) within "
+					      "CAP.TO = %u ms", to_ms);
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int nvmf_identify_ctrl(struct nvmf_lane *lane)
+{
+	struct nvmf_lane_info *in = &lane->info;
+	const struct nvme_id_ctrl *id = (const struct nvme_id_ctrl *)lane->scratch;
+	uint16_t st;
+	char s[128];
+	int rc;
+
+	if ((rc = nvmf_identify(lane, NVME_IDENTIFY_CNS_CTRL, 0, &st)))
+		return rc;
+	if (st) {
+		nvme_status_format(s, sizeof(s), st, 0);
+		return nvmf_lane_errf(lane, -EIO, "Identify Controller failed: %s", s);
+	}
+	nvmf_copy_trim(in->mn, id->mn, sizeof(id->mn));
+	nvmf_copy_trim(in->sn, id->sn, sizeof(id->sn));
+	nvmf_copy_trim(in->fr, id->fr, sizeof(id->fr));
+	nvmf_copy_trim(in->subnqn, id->subnqn, sizeof(id->subnqn));
+	if (id->mdts) {
+		unsigned shift = id->mdts + 12 + nvme_cap_mpsmin(in->cap);
+
+		in->mdts_bytes = shift >= 32 ? 0 : 1u << shift;
+	}
+	in->maxcmd = le16toh(id->maxcmd);
+	in->nn = le32toh(id->nn);
+	in->oncs = le16toh(id->oncs);
+	in->vwc = id->vwc;
+	in->ioccsz_bytes = le32toh(id->ioccsz) * 16;
+	in->icdoff = le16toh(id->icdoff);
+	in->sgls = le32toh(id->sgls);
+	if (!(in->sgls & 0x4))
+		return nvmf_lane_errf(lane, -EOPNOTSUPP, "controller does not support keyed SGL data "
+				      "blocks (SGLS 0x%08x)", in->sgls);
+	return 0;
+}
+
+int nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_info *ns)
+{
+	const struct nvme_id_ns *id = (const struct nvme_id_ns *)lane->scratch;
+	uint16_t st;
+	char s[128];
+	int rc;
+
+	lane->err[0] = 0;
+	if (nsid == 0 || nsid == 0xffffffffu)
+		return nvmf_lane_errf(lane, -EINVAL, "nsid %u is not a valid namespace ID", nsid);
+	if ((rc = nvmf_identify(lane, NVME_IDENTIFY_CNS_NS, nsid, &st)))
+		return rc;
+	if (st) {
+		nvme_status_format(s, sizeof(s), st, 0);
+		return nvmf_lane_errf(lane, -ENODEV, "namespace %u of %s: Identify failed: %s", nsid,
+				      lane->subnqn, s);
+	}
+	memset(ns, 0, sizeof(*ns));
+	ns->nsid = nsid;
+	ns->nsze = le64toh(id->nsze);
+	if (!ns->nsze)
+		return nvmf_lane_errf(lane, -ENODEV, "namespace %u is not active on %s (the controller "
+				      "has %u namespace IDs)", nsid, lane->subnqn, lane->info.nn);
+	ns->lba_size = nvme_id_ns_lba_size(id);
+	ns->ms = nvme_id_ns_ms(id);
+	ns->flbas = id->flbas;
+	ns->dps = id->dps;
+	ns->nsfeat = id->nsfeat;
+	if (!ns->lba_size)
+		return nvmf_lane_errf(lane, -EPROTO, "namespace %u reports an invalid LBA format "
+				      "(flbas 0x%02x)", nsid, id->flbas);
+	return 0;
+}
+
+void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct nvmf_io_limits *lim)
+{
+	uint32_t max = NVMF_KEYED_LEN_MAX;
+
+	if (lane->info.mdts_bytes && lane->info.mdts_bytes < max)
+		max = lane->info.mdts_bytes;
+	lim->max_xfer = max / lba_size * lba_size;
+	lim->inline_max = lane->info.inline_max;
+	lim->dsm_rkey = lane->ioq ? lane->ioq->dsm_mr->rkey : 0;
+}
+
+int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
+{
+	return nvmf_rdma_queue_wait(lane->ioq, timeout_ms);
+}
+
+int nvmf_lane_reg_mem(struct nvmf_lane *lane, void *addr, size_t len, struct nvmf_mr *mr)
+{
+	struct ibv_mr *m;
+	int rc;
+
+	memset(mr, 0, sizeof(*mr));
+	m = ibv_reg_mr(lane->pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+		       IBV_ACCESS_REMOTE_WRITE);
+	if ((rc = nvmf_rc_ptr(m)))
+		return nvmf_lane_errf(lane, rc, "registering %zu bytes of I/O buffer at %p: %s",
+				      len, addr, strerror(-rc));
+	mr->addr = addr;
+	mr->len = len;
+	mr->lkey = m->lkey;
+	mr->rkey = m->rkey;
+	mr->ibv_mr = m;
+	return 0;
+}
+
+void nvmf_lane_dereg_mem(struct nvmf_mr *mr)
+{
+	if (!mr || !mr->ibv_mr)
+		return;
+	ibv_dereg_mr(mr->ibv_mr);
+	mr->ibv_mr = NULL;
+}
+
+static void nvmf_addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const void *a = sa->sa_family == AF_INET6 ?
+		(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)sa)->sin_addr;
+
+	if (!inet_ntop(sa->sa_family, a, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}
+
+static unsigned nvmf_io_entries(struct nvmf_lane *lane)
+{
+	const struct nvmf_lane_info *in = &lane->info;
+	unsigned n = lane->opts.io_queue_entries;
+	unsigned mqes = nvme_cap_mqes(in->cap) + 1u;
+	struct nvmf_io_limits lim;
+
+	/* An I/O larger than the transfer limit takes several commands: size for all of them. */
+	nvmf_lane_io_limits(lane, 4096, &lim);
+	if (lane->opts.io_max_bytes > lim.max_xfer && n > 1) {
+		uint64_t parts = (lane->opts.io_max_bytes + lim.max_xfer - 1) / lim.max_xfer;
+
+		n = (unsigned)((n - 1) * parts + 1 < 65536 ? (n - 1) * parts + 1 : 65536);
+	}
+
+	if (n < 2)
+		n = 2;
+	if (n > mqes)
+		n = mqes;
+	if (in->maxcmd && n > in->maxcmd)
+		n = in->maxcmd;
+	if (n > 4096)
+		n = 4096;
+	return n;
+}
+
+static void nvmf_lane_shutdown(struct nvmf_lane *lane)
+{
+	uint64_t v, deadline;
+
+	if (!lane->enabled || !lane->aq || lane->aq->q.fatal)
+		return;
+	if (nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, NVME_CC_SHN_NORMAL, 6, 4)))
+		return;
+	deadline = nvmf_now_ms() + NVMF_SHUTDOWN_MAX_MS;
+	while (nvmf_now_ms() < deadline) {
+		if (nvmf_prop_get(lane, NVME_REG_CSTS, 0, &v))
+			return;
+		if (nvme_csts_shst((uint32_t)v) == NVME_CSTS_SHST_COMPLETE)
+			break;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	lane->enabled = 0;
+}
+
+void nvmf_lane_destroy(struct nvmf_lane *lane)
+{
+	if (!lane)
+		return;
+	nvmf_lane_shutdown(lane);
+	nvmf_rdma_queue_destroy(lane->ioq);
+	if (lane->scratch_mr)
+		ibv_dereg_mr(lane->scratch_mr);
+	nvmf_rdma_queue_destroy(lane->aq);
+	if (lane->pd)
+		ibv_dealloc_pd(lane->pd);
+	free(lane->scratch);
+	free(lane);
+}
+
+int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
+		      char *err, size_t errlen)
+{
+	struct nvmf_rdma_params rp;
+	struct nvmf_lane *lane;
+	struct nvmf_lane_info *in;
+	uint16_t cntlid = 0;
+	int rc;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = 0;
+	lane = calloc(1, sizeof(*lane));
+	if (!lane)
+		return -ENOMEM;
+	in = &lane->info;
+	lane->opts = *opts;
+	if (!opts->traddr || !*opts->traddr) {
+		rc = nvmf_lane_errf(lane, -EINVAL, "traddr is required (the target's address)");
+		goto fail;
+	}
+	if (!opts->subnqn || !*opts->subnqn || strlen(opts->subnqn) > NVMF_NQN_MAX) {
+		rc = nvmf_lane_errf(lane, -EINVAL, "subnqn is required: 1..%d characters", NVMF_NQN_MAX);
+		goto fail;
+	}
+	if (!opts->hostnqn || !*opts->hostnqn || strlen(opts->hostnqn) > NVMF_NQN_MAX) {
+		rc = nvmf_lane_errf(lane, -EINVAL, "hostnqn must be 1..%d characters", NVMF_NQN_MAX);
+		goto fail;
+	}
+	snprintf(lane->traddr, sizeof(lane->traddr), "%s", opts->traddr);
+	snprintf(lane->trsvcid, sizeof(lane->trsvcid), "%s",
+		 opts->trsvcid && *opts->trsvcid ? opts->trsvcid : "4420");
+	snprintf(lane->host_traddr, sizeof(lane->host_traddr), "%s",
+		 opts->host_traddr ? opts->host_traddr : "");
+	snprintf(lane->subnqn, sizeof(lane->subnqn), "%s", opts->subnqn);
+	snprintf(lane->hostnqn, sizeof(lane->hostnqn), "%s", opts->hostnqn);
+	lane->opts.traddr = lane->traddr;
+	lane->opts.trsvcid = lane->trsvcid;
+	lane->opts.host_traddr = lane->host_traddr[0] ? lane->host_traddr : NULL;
+	lane->opts.subnqn = lane->subnqn;
+	lane->opts.hostnqn = lane->hostnqn;
+	lane->admin_timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
+	if (lane->admin_timeout_ms < 1000)
+		lane->admin_timeout_ms = 1000;
+
+	if ((rc = nvmf_resolve(lane, "traddr", lane->traddr, lane->trsvcid, opts->adrfam, &lane->dst)))
+		goto fail;
+	if (lane->opts.host_traddr) {
+		if ((rc = nvmf_resolve(lane, "host_traddr", lane->host_traddr, NULL,
+				       lane->dst.ss_family, &lane->src)))
+			goto fail;
+		lane->have_src = 1;
+	}
+
+	memset(&rp, 0, sizeof(rp));
+	rp.src = lane->have_src ? (struct sockaddr *)&lane->src : NULL;
+	rp.dst = (struct sockaddr *)&lane->dst;
+	rp.qid = 0;
+	rp.entries = NVMF_ADMIN_QUEUE_DEPTH;
+	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
+	if ((rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err))))
+		goto fail;
+	if (posix_memalign((void **)&lane->scratch, 4096, NVMF_SCRATCH_SIZE)) {
+		rc = nvmf_lane_errf(lane, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	memset(lane->scratch, 0, NVMF_SCRATCH_SIZE);
+	lane->scratch_mr = ibv_reg_mr(lane->pd, lane->scratch, NVMF_SCRATCH_SIZE,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				      IBV_ACCESS_REMOTE_WRITE);
+	if ((rc = nvmf_rc_ptr(lane->scratch_mr))) {
+		nvmf_lane_errf(lane, rc, "registering the admin buffer: %s", strerror(-rc));
+		goto fail;
+	}
+	if ((rc = nvmf_fabrics_connect(lane, lane->aq, 0xffff, &cntlid)))
+		goto fail;
+	in->cntlid = cntlid;
+	if ((rc = nvmf_enable(lane)) || (rc = nvmf_identify_ctrl(lane)))
+		goto fail;
+
+	snprintf(in->rdma_dev, sizeof(in->rdma_dev), "%s",
+		 ibv_get_device_name(lane->aq->id->verbs->device));
+	in->rdma_port = lane->aq->id->port_num;
+	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
+	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
+
+	if (!opts->no_io_queue) {
+		rp.qid = 1;
+		rp.entries = nvmf_io_entries(lane);
+		rp.use_events = opts->use_events;
+		if ((rc = nvmf_rdma_queue_create(&lane->ioq, &rp, &lane->pd, lane->err,
+						 sizeof(lane->err))))
+			goto fail;
+		if ((rc = nvmf_fabrics_connect(lane, lane->ioq, cntlid, NULL)))
+			goto fail;
+		in->io_queue_entries = lane->ioq->q.max_inflight + 1;
+		/* In-capsule writes need room past the SQE, at offset 0, with offset SGLs. */
+		if (opts->inline_data && in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
+		    (in->sgls & (1u << 20)))
+			in->inline_max = in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe);
+	}
+	*out = lane;
+	return 0;
+
+fail:
+	if (err && errlen)
+		snprintf(err, errlen, "%s", lane->err[0] ? lane->err : strerror(-rc));
+	nvmf_lane_destroy(lane);
+	return rc;
+}

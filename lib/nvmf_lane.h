@@ -1,0 +1,100 @@
+/* nvmf_lane.h - one controller connection (admin queue + one I/O queue) to an NVMe/RDMA
+ * subsystem: the library's API for the fio engine.  Every call returns 0 or a negative errno;
+ * on failure a one-line reason is in lane->err (or the err buffer given to the connect). */
+#ifndef FIO_NVMEOF_LANE_H
+#define FIO_NVMEOF_LANE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "nvmf_io.h"
+#include "nvmf_queue.h"
+#include "nvmf_spec.h"
+
+#define NVMF_ADMIN_QUEUE_DEPTH 32  /* nvmet refuses an admin hsqsize above 31 */
+#define NVMF_ERR_LEN 256
+
+struct nvmf_lane_opts {
+	const char *traddr;
+	const char *trsvcid;          /* default "4420" */
+	int         adrfam;           /* AF_UNSPEC (infer), AF_INET, AF_INET6 */
+	const char *host_traddr;      /* bind the local side to this address; NULL: any */
+	const char *subnqn;
+	const char *hostnqn;
+	uint8_t     hostid[16];
+	unsigned    connect_timeout_ms;
+	unsigned    io_queue_entries; /* wanted I/O queue size (entries), clamped to the target's */
+	uint64_t    io_max_bytes;     /* largest I/O: the queue gets room for all its commands */
+	int         inline_data;      /* allow in-capsule writes when the controller offers them */
+	int         use_events;       /* I/O completions by completion channel instead of polling */
+	int         no_io_queue;      /* admin queue only (probing) */
+};
+
+struct nvmf_lane_info {
+	uint16_t cntlid;
+	char     mn[41], sn[21], fr[9];
+	char     subnqn[257];
+	uint64_t cap;
+	uint32_t vs;
+	uint32_t mdts_bytes;          /* 0: no limit */
+	uint16_t maxcmd;
+	uint32_t nn;
+	uint16_t oncs;
+	uint8_t  vwc;
+	uint32_t ioccsz_bytes;        /* capsule size the controller takes on I/O queues */
+	uint16_t icdoff;
+	uint32_t sgls;
+	unsigned io_queue_entries;    /* negotiated */
+	uint32_t inline_max;          /* in-capsule write bytes used (0: off) */
+	char     rdma_dev[64];
+	uint8_t  rdma_port;
+	char     local_addr[64];
+	char     remote_addr[64];
+};
+
+struct nvmf_ns_info {
+	uint32_t nsid;
+	uint64_t nsze;                /* blocks */
+	uint32_t lba_size;
+	uint16_t ms;                  /* metadata bytes per block */
+	uint8_t  flbas;
+	uint8_t  dps;
+	uint8_t  nsfeat;
+};
+
+struct nvmf_lane;
+struct nvmf_rdma_queue;
+
+struct nvmf_mr {
+	void    *addr;
+	size_t   len;
+	uint32_t lkey;
+	uint32_t rkey;
+	void    *ibv_mr;
+};
+
+int  nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
+		       char *err, size_t errlen);
+/* Orderly shutdown (CC.SHN, CSTS.SHST) and disconnect; tolerates NULL. */
+void nvmf_lane_destroy(struct nvmf_lane *lane);
+const struct nvmf_lane_info *nvmf_lane_info(const struct nvmf_lane *lane);
+const char *nvmf_lane_err(const struct nvmf_lane *lane);
+
+int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_info *ns);
+
+/* Register memory for remote access by the target (and local access by the capsule SGE). */
+int  nvmf_lane_reg_mem(struct nvmf_lane *lane, void *addr, size_t len, struct nvmf_mr *mr);
+void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
+
+/* The I/O queue and its limits for a namespace of the given LBA size. */
+struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane);
+void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size,
+			 struct nvmf_io_limits *lim);
+/* Wait up to timeout_ms for I/O queue completions (event mode sleeps; poll mode spins). */
+int  nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms);
+
+/* Decode a CM reject's private data into words. */
+void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
+
+#endif

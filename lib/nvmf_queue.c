@@ -1,0 +1,343 @@
+/* nvmf_queue.c - command slots, command IDs and completion matching for one queue. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvmf_queue.h"
+
+uint64_t nvmf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!q->fatal) {
+		q->fatal = err;
+		va_start(ap, fmt);
+		vsnprintf(q->fatal_msg, sizeof(q->fatal_msg), fmt, ap);
+		va_end(ap);
+	}
+	return q->fatal;
+}
+
+static void *nvmf_zalloc_aligned(size_t size)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, size ? size : 1))
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+int nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth)
+{
+	memset(q, 0, sizeof(*q));
+	/* CIDs carry the slot in the low bits: 2..4096 slots leaves generation bits. */
+	if (depth < 2 || depth > 4096)
+		return -EINVAL;
+	q->qid = qid;
+	q->depth = depth;
+	q->max_inflight = depth - 1;
+	while ((1u << q->slot_bits) < depth)
+		q->slot_bits++;
+	q->sqes = nvmf_zalloc_aligned(depth * sizeof(*q->sqes));
+	q->rsps = nvmf_zalloc_aligned(depth * sizeof(*q->rsps));
+	q->dsm = nvmf_zalloc_aligned(depth * sizeof(*q->dsm));
+	q->reqs = calloc(depth, sizeof(*q->reqs));
+	q->free_slots = calloc(depth, sizeof(*q->free_slots));
+	q->staged = calloc(depth, sizeof(*q->staged));
+	q->send_descs = calloc(depth, sizeof(*q->send_descs));
+	q->wcs = calloc(2 * depth, sizeof(*q->wcs));
+	if (!q->sqes || !q->rsps || !q->dsm || !q->reqs || !q->free_slots || !q->staged ||
+	    !q->send_descs || !q->wcs) {
+		nvmf_queue_fini(q);
+		return -ENOMEM;
+	}
+	/* Hand out low slots first (stack): keeps the hot capsules in few cache lines. */
+	for (unsigned i = 0; i < depth; i++)
+		q->free_slots[i] = depth - 1 - i;
+	q->nr_free = depth;
+	return 0;
+}
+
+void nvmf_queue_fini(struct nvmf_queue *q)
+{
+	if (!q)
+		return;
+	free(q->sqes);
+	free(q->rsps);
+	free(q->dsm);
+	free(q->reqs);
+	free(q->free_slots);
+	free(q->staged);
+	free(q->send_descs);
+	free(q->wcs);
+	q->sqes = NULL;
+	q->rsps = NULL;
+	q->dsm = NULL;
+	q->reqs = NULL;
+	q->free_slots = NULL;
+	q->staged = NULL;
+	q->send_descs = NULL;
+	q->wcs = NULL;
+}
+
+void nvmf_queue_attach(struct nvmf_queue *q, const struct nvmf_xport_ops *ops, void *xctx)
+{
+	q->ops = ops;
+	q->xctx = xctx;
+}
+
+void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *arg)
+{
+	q->complete = fn;
+	q->complete_arg = arg;
+}
+
+int nvmf_queue_post_recvs(struct nvmf_queue *q)
+{
+	for (unsigned i = 0; i < q->depth; i++) {
+		int rc = q->ops->post_recv(q->xctx, i);
+
+		if (rc)
+			return nvmf_queue_fail(q, rc, "posting receive buffer %u failed: %s", i,
+					       strerror(-rc));
+	}
+	return 0;
+}
+
+unsigned nvmf_queue_available(const struct nvmf_queue *q)
+{
+	unsigned room = q->max_inflight - q->nr_inflight;
+
+	if (q->fatal)
+		return 0;
+	return room < q->nr_free ? room : q->nr_free;
+}
+
+struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
+{
+	struct nvmf_req *req;
+	unsigned slot;
+
+	if (!nvmf_queue_available(q))
+		return NULL;
+	slot = q->free_slots[--q->nr_free];
+	req = &q->reqs[slot];
+	q->gen++;
+	/* Generation in the bits above the slot; never let a CID repeat immediately. */
+	req->cid = (uint16_t)(((unsigned)q->gen << q->slot_bits) | slot);
+	req->ctx = ctx;
+	req->state = NVMF_REQ_STAGED;
+	req->done = 0;
+	req->inline_addr = NULL;
+	req->inline_len = 0;
+	req->inline_lkey = 0;
+	q->nr_inflight++;
+	return req;
+}
+
+void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
+		      uint32_t inline_len, uint32_t inline_lkey)
+{
+	nvme_sqe_set_cid(nvmf_req_sqe(q, req), req->cid);
+	req->inline_addr = inline_addr;
+	req->inline_len = inline_len;
+	req->inline_lkey = inline_lkey;
+	q->staged[q->nr_staged++] = nvmf_req_slot(q, req);
+}
+
+void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
+{
+	unsigned slot = nvmf_req_slot(q, req);
+
+	if (req->state == NVMF_REQ_FREE)
+		return;
+	if (req->state == NVMF_REQ_STAGED) {
+		/* Not sent: drop it from the staged list. */
+		for (unsigned i = 0; i < q->nr_staged; i++) {
+			if (q->staged[i] == slot) {
+				memmove(&q->staged[i], &q->staged[i + 1],
+					(q->nr_staged - i - 1) * sizeof(q->staged[0]));
+				q->nr_staged--;
+				break;
+			}
+		}
+	}
+	req->state = NVMF_REQ_FREE;
+	req->ctx = NULL;
+	q->free_slots[q->nr_free++] = slot;
+	q->nr_inflight--;
+}
+
+int nvmf_queue_flush(struct nvmf_queue *q)
+{
+	unsigned n = q->nr_staged;
+	int rc;
+
+	if (q->fatal)
+		return q->fatal;
+	if (!n)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned slot = q->staged[i];
+		struct nvmf_req *req = &q->reqs[slot];
+		struct nvmf_send_desc *d = &q->send_descs[i];
+
+		d->wr_id = NVMF_WRID_SEND | slot;
+		d->slot = slot;
+		d->inline_addr = req->inline_addr;
+		d->inline_len = req->inline_len;
+		d->inline_lkey = req->inline_lkey;
+		req->state = NVMF_REQ_INFLIGHT;
+	}
+	q->nr_staged = 0;
+	rc = q->ops->post_sends(q->xctx, q->send_descs, n);
+	if (rc)
+		return nvmf_queue_fail(q, rc, "posting %u command capsule(s) on queue %u failed: %s",
+				       n, q->qid, strerror(-rc));
+	return (int)n;
+}
+
+static int nvmf_queue_finish_half(struct nvmf_queue *q, struct nvmf_req *req, uint8_t half)
+{
+	req->done |= half;
+	if (req->done != (NVMF_REQ_SEND_DONE | NVMF_REQ_RSP_DONE))
+		return 0;
+	req->state = NVMF_REQ_COMPLETE;
+	if (q->complete)
+		q->complete(q, req, q->complete_arg);
+	return 1;
+}
+
+static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, int *completed)
+{
+	unsigned idx = (unsigned)(wc->wr_id & ~NVMF_WRID_RECV);
+	struct nvme_cqe cqe;
+	struct nvmf_req *req;
+	unsigned slot;
+	uint16_t cid;
+	int rc;
+
+	if (idx >= q->depth)
+		return nvmf_queue_fail(q, -EPROTO, "queue %u: receive completion for unknown buffer %u",
+				       q->qid, idx);
+	if (wc->status)
+		return nvmf_queue_fail(q, -EIO, "queue %u: receive failed (transport status %d)",
+				       q->qid, wc->status);
+	if (wc->byte_len < sizeof(struct nvme_cqe))
+		return nvmf_queue_fail(q, -EPROTO,
+				       "queue %u: response capsule of %u bytes (expected %zu)",
+				       q->qid, wc->byte_len, sizeof(struct nvme_cqe));
+	memcpy(&cqe, &q->rsps[idx], sizeof(cqe));
+	/* The buffer is free again as soon as it is copied. */
+	rc = q->ops->post_recv(q->xctx, idx);
+	if (rc)
+		return nvmf_queue_fail(q, rc, "queue %u: reposting receive buffer failed: %s",
+				       q->qid, strerror(-rc));
+	cid = le16toh(cqe.cid);
+	slot = cid & ((1u << q->slot_bits) - 1);
+	req = slot < q->depth ? &q->reqs[slot] : NULL;
+	if (!req || req->cid != cid || req->state != NVMF_REQ_INFLIGHT ||
+	    (req->done & NVMF_REQ_RSP_DONE)) {
+		q->stat_unknown_cid++;
+		return nvmf_queue_fail(q, -EPROTO,
+				       "queue %u: response for unknown command ID 0x%04x (status 0x%04x)",
+				       q->qid, cid, le16toh(cqe.status));
+	}
+	req->cqe = cqe;
+	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_RSP_DONE);
+	return 0;
+}
+
+static int nvmf_queue_on_send(struct nvmf_queue *q, const struct nvmf_wc *wc, int *completed)
+{
+	unsigned slot = (unsigned)(wc->wr_id & ~NVMF_WRID_SEND);
+	struct nvmf_req *req;
+
+	if (!(wc->wr_id & NVMF_WRID_SEND) || slot >= q->depth)
+		return nvmf_queue_fail(q, -EPROTO, "queue %u: send completion with unknown id 0x%llx",
+				       q->qid, (unsigned long long)wc->wr_id);
+	if (wc->status)
+		return nvmf_queue_fail(q, -EIO, "queue %u: command capsule send failed (transport status %d)",
+				       q->qid, wc->status);
+	req = &q->reqs[slot];
+	if (req->state != NVMF_REQ_INFLIGHT || (req->done & NVMF_REQ_SEND_DONE))
+		return nvmf_queue_fail(q, -EPROTO, "queue %u: unexpected send completion for slot %u",
+				       q->qid, slot);
+	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_SEND_DONE);
+	return 0;
+}
+
+int nvmf_queue_process(struct nvmf_queue *q)
+{
+	int completed = 0;
+	int n;
+
+	if (q->fatal)
+		return q->fatal;
+	n = q->ops->poll(q->xctx, q->wcs, (int)(2 * q->depth));
+	if (n < 0)
+		return nvmf_queue_fail(q, n, "queue %u: polling the completion queue failed: %s",
+				       q->qid, strerror(-n));
+	for (int i = 0; i < n; i++) {
+		const struct nvmf_wc *wc = &q->wcs[i];
+		int rc = wc->is_recv ? nvmf_queue_on_recv(q, wc, &completed)
+				     : nvmf_queue_on_send(q, wc, &completed);
+		if (rc)
+			return rc;
+	}
+	return completed;
+}
+
+int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
+		    struct nvme_cqe *cqe_out)
+{
+	uint64_t deadline = nvmf_now_ms() + timeout_ms;
+	nvmf_complete_fn saved = q->complete;
+	unsigned spins = 0;
+	int rc;
+
+	/* Synchronous use: leave the request COMPLETE for us instead of calling back. */
+	q->complete = NULL;
+	nvmf_queue_stage(q, req, NULL, 0, 0);
+	rc = nvmf_queue_flush(q);
+	while (rc >= 0 && req->state != NVMF_REQ_COMPLETE) {
+		rc = nvmf_queue_process(q);
+		if (rc < 0 || req->state == NVMF_REQ_COMPLETE)
+			break;
+		if (nvmf_now_ms() > deadline) {
+			rc = nvmf_queue_fail(q, -ETIMEDOUT,
+					     "queue %u: no response to %s command within %u ms",
+					     q->qid, nvme_opcode_name(nvmf_req_sqe(q, req)->opcode,
+								      q->qid == 0),
+					     timeout_ms);
+			break;
+		}
+		if (++spins > 1000) {
+			struct timespec ts = { 0, 20000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	q->complete = saved;
+	if (rc < 0)
+		return rc;
+	if (cqe_out)
+		*cqe_out = req->cqe;
+	nvmf_queue_put(q, req);
+	return 0;
+}

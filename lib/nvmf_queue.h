@@ -1,0 +1,129 @@
+/* nvmf_queue.h - one NVMe/RDMA queue's protocol state: command slots and command IDs,
+ * capsule and response buffers, and the rule that a command completes only after both its
+ * SEND completion and its response capsule arrived.  The verbs are behind a seam
+ * (struct nvmf_xport_ops) so unit tests can drive this logic with a scripted peer. */
+#ifndef FIO_NVMEOF_QUEUE_H
+#define FIO_NVMEOF_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmf_spec.h"
+
+/* Completion as the transport reports it. */
+struct nvmf_wc {
+	uint64_t wr_id;
+	int      status;    /* 0: success; else the transport's status (ibv_wc_status) */
+	int      is_recv;   /* a received capsule (else a SEND completion) */
+	uint32_t byte_len;  /* received bytes, for receives */
+};
+
+/* One capsule to send: the slot's SQE, optionally followed by in-capsule data. */
+struct nvmf_send_desc {
+	uint64_t    wr_id;
+	unsigned    slot;
+	const void *inline_addr;
+	uint32_t    inline_len;
+	uint32_t    inline_lkey;
+};
+
+struct nvmf_xport_ops {
+	/* Post n capsule sends as one chain; every one signaled.  Negative errno on failure. */
+	int (*post_sends)(void *ctx, const struct nvmf_send_desc *d, unsigned n);
+	/* (Re)post the receive buffer rsps[idx]. */
+	int (*post_recv)(void *ctx, unsigned idx);
+	/* Reap up to max completions without blocking: count, or negative errno. */
+	int (*poll)(void *ctx, struct nvmf_wc *wc, int max);
+};
+
+enum nvmf_req_state {
+	NVMF_REQ_FREE = 0,
+	NVMF_REQ_STAGED,    /* built, waiting for nvmf_queue_flush() */
+	NVMF_REQ_INFLIGHT,  /* posted */
+	NVMF_REQ_COMPLETE,  /* both halves arrived; owner must nvmf_queue_put() it */
+};
+
+#define NVMF_REQ_SEND_DONE 0x1
+#define NVMF_REQ_RSP_DONE  0x2
+
+struct nvmf_req {
+	void           *ctx;          /* the owner's */
+	uint16_t        cid;
+	uint8_t         state;        /* enum nvmf_req_state */
+	uint8_t         done;         /* NVMF_REQ_*_DONE */
+	uint32_t        inline_len;
+	const void     *inline_addr;
+	uint32_t        inline_lkey;
+	struct nvme_cqe cqe;          /* the response, as received */
+};
+
+struct nvmf_queue;
+/* Called from nvmf_queue_process() for each command whose SEND and response both arrived.
+ * The callback owns the request and must nvmf_queue_put() it (possibly later). */
+typedef void (*nvmf_complete_fn)(struct nvmf_queue *q, struct nvmf_req *req, void *arg);
+
+struct nvmf_queue {
+	uint16_t               qid;
+	unsigned               depth;        /* slots = entries of the submission queue */
+	unsigned               max_inflight; /* depth - 1: a full NVMe queue holds depth-1 */
+	unsigned               slot_bits;
+	uint16_t               gen;          /* upper CID bits: catches stale/duplicate responses */
+	struct nvme_sqe       *sqes;         /* capsules, one per slot */
+	struct nvme_cqe       *rsps;         /* receive buffers, one per slot */
+	struct nvme_dsm_range *dsm;          /* per-slot DSM range (remotely read by the target) */
+	struct nvmf_req       *reqs;
+	unsigned              *free_slots;
+	unsigned               nr_free;
+	unsigned              *staged;
+	unsigned               nr_staged;
+	unsigned               nr_inflight;  /* staged + posted, not yet put */
+	struct nvmf_send_desc *send_descs;
+	struct nvmf_wc        *wcs;
+	const struct nvmf_xport_ops *ops;
+	void                  *xctx;
+	nvmf_complete_fn       complete;     /* NULL: requests stay COMPLETE for the caller */
+	void                  *complete_arg;
+	int                    fatal;        /* negative errno once the queue is unusable */
+	char                   fatal_msg[160];
+	uint64_t               stat_unknown_cid;
+};
+
+int  nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth);
+void nvmf_queue_fini(struct nvmf_queue *q);
+void nvmf_queue_attach(struct nvmf_queue *q, const struct nvmf_xport_ops *ops, void *xctx);
+void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *arg);
+int  nvmf_queue_post_recvs(struct nvmf_queue *q);
+
+/* Free slots that may be taken now (bounded by max_inflight). */
+unsigned nvmf_queue_available(const struct nvmf_queue *q);
+/* Take a slot: NULL when none is available.  The SQE is the caller's to build. */
+struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx);
+static inline unsigned nvmf_req_slot(const struct nvmf_queue *q, const struct nvmf_req *r)
+{
+	return (unsigned)(r - q->reqs);
+}
+static inline struct nvme_sqe *nvmf_req_sqe(struct nvmf_queue *q, const struct nvmf_req *r)
+{
+	return &q->sqes[nvmf_req_slot(q, r)];
+}
+/* Stamp the CID into the built SQE and queue it for the next flush. */
+void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
+		      uint32_t inline_len, uint32_t inline_lkey);
+/* Give back a slot (after completion, or a staged request that will not be sent). */
+void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req);
+/* Post everything staged in one chain: number posted or negative errno. */
+int  nvmf_queue_flush(struct nvmf_queue *q);
+/* Reap completions: number of commands completed, or negative errno (queue is fatal). */
+int  nvmf_queue_process(struct nvmf_queue *q);
+/* Submit one request and wait (polling) for it, up to timeout_ms; the CQE is copied out and
+ * the slot returned.  -ETIMEDOUT marks the queue fatal: the target may still answer. */
+int  nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
+		     struct nvme_cqe *cqe_out);
+
+/* The wr_id tags the queue gives the transport. */
+#define NVMF_WRID_RECV (1ULL << 62)
+#define NVMF_WRID_SEND (1ULL << 61)
+
+uint64_t nvmf_now_ms(void);
+
+#endif

@@ -1,0 +1,468 @@
+/* nvmf_rdma.c - NVMe/RDMA queue: RDMA CM connect/disconnect and verbs transport. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmf_lane.h"
+#include "nvmf_rdma.h"
+#include "nvmf_shim.h"
+
+#define NVMF_RDMA_MAX_RD_ATOM 16
+
+static int nvmf_rdma_errf(struct nvmf_rdma_queue *rq, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int nvmf_rdma_errf(struct nvmf_rdma_queue *rq, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rq->err && rq->errlen && !rq->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(rq->err, rq->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static const char *nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+		snprintf(buf, len, "%s:%u", host, port);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+		snprintf(buf, len, "[%s]:%u", host, port);
+	} else {
+		snprintf(buf, len, "?");
+	}
+	return buf;
+}
+
+/* IB CM REJ reason codes (IBTA spec, the REJ message's Reason field), as RDMA CM reports them
+ * in the REJECTED event's status for non-consumer rejects. */
+static const char *nvmf_cm_rej_reason(int status)
+{
+	switch (status) {
+	case 1:  return "no QP available";
+	case 2:  return "no EEC available";
+	case 3:  return "no resources";
+	case 4:  return "timeout";
+	case 5:  return "unsupported request";
+	case 6:  return "invalid communication ID";
+	case 7:  return "invalid communication instance";
+	case 8:  return "invalid service ID";
+	case 9:  return "invalid transport service type";
+	case 10: return "stale connection";
+	case 11: return "RDC does not exist";
+	case 12: return "invalid GID";
+	case 13: return "invalid LID";
+	case 14: return "invalid service level";
+	case 15: return "invalid traffic class";
+	case 16: return "invalid hop limit";
+	case 17: return "invalid packet rate";
+	case 24: return "port and CM redirect";
+	case 25: return "port redirect";
+	case 26: return "invalid MTU";
+	case 27: return "insufficient responder resources";
+	case 28: return "consumer defined";
+	case 29: return "invalid RNR NAK retry count";
+	case 30: return "duplicate local communication ID";
+	case 31: return "invalid class version";
+	case 32: return "invalid flow label";
+	case 33: return "invalid alternate flow label";
+	default: return "unknown reason";
+	}
+}
+
+void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen)
+{
+	const uint8_t *p = priv;
+
+	if (!p || len < sizeof(struct nvmf_rdma_cm_rej)) {
+		snprintf(buf, buflen, "no NVMe/RDMA reject data");
+		return;
+	}
+	snprintf(buf, buflen, "NVMe/RDMA reject: %s (recfmt %u, sts %u)",
+		 nvmf_rdma_cm_status_name(nvmf_get_le16(p + 2)), nvmf_get_le16(p),
+		 nvmf_get_le16(p + 2));
+}
+
+/* Wait for the next CM event, bounded; the caller acks it.  -ETIMEDOUT when none came. */
+static int nvmf_cm_next(struct nvmf_rdma_queue *rq, unsigned timeout_ms, struct rdma_cm_event **ev)
+{
+	uint64_t deadline = nvmf_now_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = rq->ch->fd, .events = POLLIN };
+		uint64_t now = nvmf_now_ms();
+		int rc;
+
+		if (rdma_get_cm_event(rq->ch, ev) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return nvmf_rc_minus1(-1);
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		rc = poll(&pfd, 1, (int)(deadline - now));
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Wait for `want`; any other event (or none in time) is an error described in words. */
+static int nvmf_cm_expect(struct nvmf_rdma_queue *rq, enum rdma_cm_event_type want,
+			  unsigned timeout_ms, const char *what, struct nvmf_rdma_cm_rep *rep)
+{
+	struct rdma_cm_event *ev;
+	char addr[80], why[160];
+	int rc = nvmf_cm_next(rq, timeout_ms, &ev);
+
+	nvmf_sockaddr_str(rdma_get_peer_addr(rq->id), addr, sizeof(addr));
+	if (rc == -ETIMEDOUT)
+		return nvmf_rdma_errf(rq, rc, "%s: no answer within %u ms (connect_timeout)", what,
+				      timeout_ms);
+	if (rc)
+		return nvmf_rdma_errf(rq, rc, "%s: reading RDMA CM events failed: %s", what,
+				      strerror(-rc));
+	if (ev->event == want) {
+		if (rep) {
+			memset(rep, 0, sizeof(*rep));
+			if (ev->param.conn.private_data && ev->param.conn.private_data_len >= 4)
+				memcpy(rep, ev->param.conn.private_data,
+				       ev->param.conn.private_data_len < sizeof(*rep) ?
+				       ev->param.conn.private_data_len : sizeof(*rep));
+		}
+		rdma_ack_cm_event(ev);
+		return 0;
+	}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_REJECTED:
+		if (ev->status == 28 /* IB_CM_REJ_CONSUMER_DEFINED: the NVMe/RDMA target refused */)
+			nvmf_reject_describe(ev->param.conn.private_data,
+					     ev->param.conn.private_data_len, why, sizeof(why));
+		else if (ev->status == 8 /* IB_CM_REJ_INVALID_SERVICE_ID */)
+			snprintf(why, sizeof(why), "nothing listens at %s", addr);
+		else
+			snprintf(why, sizeof(why), "rejected: %s (CM status %d)",
+				 nvmf_cm_rej_reason(ev->status), ev->status);
+		rc = -ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		snprintf(why, sizeof(why), "address resolution failed (no RDMA device routes to %s)",
+			 addr);
+		rc = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		snprintf(why, sizeof(why), "route resolution failed");
+		rc = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		snprintf(why, sizeof(why), "target unreachable");
+		rc = -EHOSTUNREACH;
+		break;
+	default:
+		snprintf(why, sizeof(why), "unexpected RDMA CM event %s (status %d)",
+			 rdma_event_str(ev->event), ev->status);
+		rc = -ECONNABORTED;
+		break;
+	}
+	rdma_ack_cm_event(ev);
+	return nvmf_rdma_errf(rq, rc, "%s %s: %s", what, addr, why);
+}
+
+static int nvmf_rdma_post_sends(void *ctx, const struct nvmf_send_desc *d, unsigned n)
+{
+	struct nvmf_rdma_queue *rq = ctx;
+	struct ibv_send_wr *first = NULL, *prev = NULL, *bad = NULL;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ibv_send_wr *wr = &rq->wrs[d[i].slot];
+		struct ibv_sge *sge = &rq->sges[2 * d[i].slot];
+
+		sge[0].addr = (uintptr_t)&rq->q.sqes[d[i].slot];
+		sge[0].length = sizeof(struct nvme_sqe);
+		sge[0].lkey = rq->sqe_mr->lkey;
+		wr->num_sge = 1;
+		if (d[i].inline_len) {
+			sge[1].addr = (uintptr_t)d[i].inline_addr;
+			sge[1].length = d[i].inline_len;
+			sge[1].lkey = d[i].inline_lkey;
+			wr->num_sge = 2;
+		}
+		wr->wr_id = d[i].wr_id;
+		wr->sg_list = sge;
+		wr->opcode = IBV_WR_SEND;
+		wr->send_flags = IBV_SEND_SIGNALED;
+		wr->next = NULL;
+		if (prev)
+			prev->next = wr;
+		else
+			first = wr;
+		prev = wr;
+	}
+	return nvmf_rc_positive(ibv_post_send(rq->id->qp, first, &bad));
+}
+
+static int nvmf_rdma_post_recv(void *ctx, unsigned idx)
+{
+	struct nvmf_rdma_queue *rq = ctx;
+	struct ibv_recv_wr *bad = NULL;
+
+	rq->rwrs[idx].next = NULL;
+	return nvmf_rc_positive(ibv_post_recv(rq->id->qp, &rq->rwrs[idx], &bad));
+}
+
+static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
+{
+	struct nvmf_rdma_queue *rq = ctx;
+	int n = ibv_poll_cq(rq->cq, max, rq->ibwcs);
+
+	if (n < 0)
+		return -EIO;
+	for (int i = 0; i < n; i++) {
+		const struct ibv_wc *w = &rq->ibwcs[i];
+
+		wc[i].wr_id = w->wr_id;
+		wc[i].status = w->status;
+		/* Flushed completions carry no valid opcode: classify by our wr_id tag. */
+		wc[i].is_recv = (w->wr_id & NVMF_WRID_RECV) != 0;
+		wc[i].byte_len = w->byte_len;
+	}
+	return n;
+}
+
+static const struct nvmf_xport_ops nvmf_rdma_ops = {
+	.post_sends = nvmf_rdma_post_sends,
+	.post_recv  = nvmf_rdma_post_recv,
+	.poll       = nvmf_rdma_poll,
+};
+
+static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
+{
+	struct nvmf_queue *q = &rq->q;
+	struct ibv_context *ctx = rq->id->verbs;
+	struct ibv_qp_init_attr qa;
+	int rc;
+
+	if (!*pd) {
+		*pd = ibv_alloc_pd(ctx);
+		if ((rc = nvmf_rc_ptr(*pd)))
+			return nvmf_rdma_errf(rq, rc, "ibv_alloc_pd on %s: %s",
+					      ibv_get_device_name(ctx->device), strerror(-rc));
+	} else if ((*pd)->context != ctx) {
+		return nvmf_rdma_errf(rq, -EXDEV, "queue %u resolved to RDMA device %s, not the admin "
+				      "queue's device", q->qid, ibv_get_device_name(ctx->device));
+	}
+	rq->pd = *pd;
+	if (rq->use_events) {
+		rq->cc = ibv_create_comp_channel(ctx);
+		if ((rc = nvmf_rc_ptr(rq->cc)))
+			return nvmf_rdma_errf(rq, rc, "ibv_create_comp_channel: %s", strerror(-rc));
+		fcntl(rq->cc->fd, F_SETFL, fcntl(rq->cc->fd, F_GETFL) | O_NONBLOCK);
+	}
+	rq->cq = ibv_create_cq(ctx, (int)(2 * q->depth), rq, rq->cc, 0);
+	if ((rc = nvmf_rc_ptr(rq->cq)))
+		return nvmf_rdma_errf(rq, rc, "ibv_create_cq(%u): %s", 2 * q->depth, strerror(-rc));
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = rq->cq;
+	qa.recv_cq = rq->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = q->depth;
+	qa.cap.max_recv_wr = q->depth;
+	qa.cap.max_send_sge = 2;
+	qa.cap.max_recv_sge = 1;
+	if ((rc = nvmf_rc_minus1(rdma_create_qp(rq->id, rq->pd, &qa))))
+		return nvmf_rdma_errf(rq, rc, "rdma_create_qp (depth %u): %s", q->depth, strerror(-rc));
+	rq->qp_created = 1;
+	rq->sqe_mr = ibv_reg_mr(rq->pd, q->sqes, q->depth * sizeof(*q->sqes), 0);
+	rq->rsp_mr = ibv_reg_mr(rq->pd, q->rsps, q->depth * sizeof(*q->rsps), IBV_ACCESS_LOCAL_WRITE);
+	rq->dsm_mr = ibv_reg_mr(rq->pd, q->dsm, q->depth * sizeof(*q->dsm),
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if ((rc = nvmf_rc_ptr(rq->sqe_mr)) || (rc = nvmf_rc_ptr(rq->rsp_mr)) ||
+	    (rc = nvmf_rc_ptr(rq->dsm_mr)))
+		return nvmf_rdma_errf(rq, rc, "registering queue buffers: %s", strerror(-rc));
+	for (unsigned i = 0; i < q->depth; i++) {
+		rq->rsges[i].addr = (uintptr_t)&q->rsps[i];
+		rq->rsges[i].length = sizeof(struct nvme_cqe);
+		rq->rsges[i].lkey = rq->rsp_mr->lkey;
+		rq->rwrs[i].wr_id = NVMF_WRID_RECV | i;
+		rq->rwrs[i].sg_list = &rq->rsges[i];
+		rq->rwrs[i].num_sge = 1;
+	}
+	nvmf_queue_attach(q, &nvmf_rdma_ops, rq);
+	return nvmf_queue_post_recvs(q) ? nvmf_rdma_errf(rq, q->fatal, "%s", q->fatal_msg) : 0;
+}
+
+int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_params *p,
+			   struct ibv_pd **pd, char *err, size_t errlen)
+{
+	struct nvmf_rdma_queue *rq;
+	struct rdma_conn_param cp;
+	struct nvmf_rdma_cm_req req;
+	struct nvmf_rdma_cm_rep rep;
+	struct ibv_device_attr dattr;
+	char what[64];
+	int rc;
+
+	*out = NULL;
+	rq = calloc(1, sizeof(*rq));
+	if (!rq)
+		return -ENOMEM;
+	rq->err = err;
+	rq->errlen = errlen;
+	rq->use_events = p->use_events;
+	rc = nvmf_queue_init(&rq->q, p->qid, p->entries);
+	if (rc) {
+		free(rq);
+		return rc;
+	}
+	rq->wrs = calloc(p->entries, sizeof(*rq->wrs));
+	rq->sges = calloc(2 * p->entries, sizeof(*rq->sges));
+	rq->rwrs = calloc(p->entries, sizeof(*rq->rwrs));
+	rq->rsges = calloc(p->entries, sizeof(*rq->rsges));
+	rq->ibwcs = calloc(2 * p->entries, sizeof(*rq->ibwcs));
+	if (!rq->wrs || !rq->sges || !rq->rwrs || !rq->rsges || !rq->ibwcs) {
+		rc = -ENOMEM;
+		goto destroy;
+	}
+	snprintf(what, sizeof(what), "queue %u connect to", p->qid);
+
+	rq->ch = rdma_create_event_channel();
+	if ((rc = nvmf_rc_ptr(rq->ch))) {
+		nvmf_rdma_errf(rq, rc, "rdma_create_event_channel: %s%s", strerror(-rc),
+			       rc == -ENODEV || rc == -ENOENT ? " (is rdma_ucm loaded?)" : "");
+		goto destroy;
+	}
+	fcntl(rq->ch->fd, F_SETFL, fcntl(rq->ch->fd, F_GETFL) | O_NONBLOCK);
+	if ((rc = nvmf_rc_minus1(rdma_create_id(rq->ch, &rq->id, rq, RDMA_PS_TCP)))) {
+		nvmf_rdma_errf(rq, rc, "rdma_create_id: %s", strerror(-rc));
+		goto destroy;
+	}
+	if ((rc = nvmf_rc_minus1(rdma_resolve_addr(rq->id, (struct sockaddr *)p->src,
+						   (struct sockaddr *)p->dst, (int)p->timeout_ms)))) {
+		char a[80];
+
+		nvmf_rdma_errf(rq, rc, "%s %s: rdma_resolve_addr: %s%s", what,
+			       nvmf_sockaddr_str(p->dst, a, sizeof(a)), strerror(-rc),
+			       p->src ? " (check host_traddr)" : "");
+		goto destroy;
+	}
+	if ((rc = nvmf_cm_expect(rq, RDMA_CM_EVENT_ADDR_RESOLVED, p->timeout_ms, what, NULL)))
+		goto destroy;
+	if ((rc = nvmf_rc_minus1(rdma_resolve_route(rq->id, (int)p->timeout_ms)))) {
+		nvmf_rdma_errf(rq, rc, "rdma_resolve_route: %s", strerror(-rc));
+		goto destroy;
+	}
+	if ((rc = nvmf_cm_expect(rq, RDMA_CM_EVENT_ROUTE_RESOLVED, p->timeout_ms, what, NULL)))
+		goto destroy;
+	if ((rc = nvmf_rdma_setup_verbs(rq, pd)))
+		goto destroy;
+
+	memset(&dattr, 0, sizeof(dattr));
+	ibv_query_device(rq->id->verbs, &dattr);
+	nvmf_rdma_cm_req_init(&req, p->qid, (uint16_t)p->entries, (uint16_t)(p->entries - 1), 0xffff);
+	memset(&cp, 0, sizeof(cp));
+	/* The target RDMA-READs our buffers (writes, Connect data): it needs responder
+	 * resources on our side, or the first such command hangs. */
+	cp.responder_resources = (uint8_t)(dattr.max_qp_rd_atom > NVMF_RDMA_MAX_RD_ATOM ?
+					   NVMF_RDMA_MAX_RD_ATOM :
+					   dattr.max_qp_rd_atom ? dattr.max_qp_rd_atom : 1);
+	cp.initiator_depth = (uint8_t)(dattr.max_qp_init_rd_atom > NVMF_RDMA_MAX_RD_ATOM ?
+				       NVMF_RDMA_MAX_RD_ATOM : dattr.max_qp_init_rd_atom);
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	cp.flow_control = 1;
+	cp.private_data = &req;
+	cp.private_data_len = sizeof(req);
+	if ((rc = nvmf_rc_minus1(rdma_connect(rq->id, &cp)))) {
+		nvmf_rdma_errf(rq, rc, "rdma_connect: %s", strerror(-rc));
+		goto destroy;
+	}
+	if ((rc = nvmf_cm_expect(rq, RDMA_CM_EVENT_ESTABLISHED, p->timeout_ms, what, &rep)))
+		goto destroy;
+	rq->connected = 1;
+	rq->crqsize = le16toh(rep.crqsize);
+	/* The target may hold fewer receive buffers than we asked for. */
+	if (rq->crqsize && rq->crqsize < rq->q.max_inflight)
+		rq->q.max_inflight = rq->crqsize;
+	*out = rq;
+	return 0;
+
+destroy:
+	nvmf_rdma_queue_destroy(rq);
+	return rc;
+}
+
+void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
+{
+	if (!rq)
+		return;
+	if (rq->connected) {
+		struct rdma_cm_event *ev;
+
+		/* Best effort: let the target see the disconnect, then ack what it sends. */
+		if (rdma_disconnect(rq->id) == 0 && nvmf_cm_next(rq, 1000, &ev) == 0)
+			rdma_ack_cm_event(ev);
+		rq->connected = 0;
+	}
+	if (rq->qp_created)
+		rdma_destroy_qp(rq->id);
+	if (rq->sqe_mr)
+		ibv_dereg_mr(rq->sqe_mr);
+	if (rq->rsp_mr)
+		ibv_dereg_mr(rq->rsp_mr);
+	if (rq->dsm_mr)
+		ibv_dereg_mr(rq->dsm_mr);
+	if (rq->cq)
+		ibv_destroy_cq(rq->cq);
+	if (rq->cc)
+		ibv_destroy_comp_channel(rq->cc);
+	if (rq->id)
+		rdma_destroy_id(rq->id);
+	if (rq->ch)
+		rdma_destroy_event_channel(rq->ch);
+	nvmf_queue_fini(&rq->q);
+	free(rq->wrs);
+	free(rq->sges);
+	free(rq->rwrs);
+	free(rq->rsges);
+	free(rq->ibwcs);
+	free(rq);
+}
+
+int nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms)
+{
+	struct pollfd pfd;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int n;
+
+	if (!rq->use_events)
+		return nvmf_queue_process(&rq->q);
+	if ((n = nvmf_rc_positive(ibv_req_notify_cq(rq->cq, 0))))
+		return n;
+	/* Anything that landed before arming is reaped now; later arrivals wake the channel. */
+	n = nvmf_queue_process(&rq->q);
+	if (n)
+		return n;
+	pfd.fd = rq->cc->fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, timeout_ms) > 0 && ibv_get_cq_event(rq->cc, &cq, &cq_ctx) == 0)
+		ibv_ack_cq_events(cq, 1);
+	return nvmf_queue_process(&rq->q);
+}

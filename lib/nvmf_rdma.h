@@ -1,0 +1,50 @@
+/* nvmf_rdma.h - one NVMe/RDMA queue on rdma-core: CM connection with the NVMe/RDMA private
+ * data, QP/CQ, registered capsule and response buffers, and the verbs side of the seam. */
+#ifndef FIO_NVMEOF_RDMA_H
+#define FIO_NVMEOF_RDMA_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "nvmf_queue.h"
+
+struct nvmf_rdma_params {
+	const struct sockaddr *src;   /* NULL: any local address */
+	const struct sockaddr *dst;
+	uint16_t               qid;
+	unsigned               entries;
+	unsigned               timeout_ms;
+	int                    use_events;
+};
+
+struct nvmf_rdma_queue {
+	struct nvmf_queue          q;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id         *id;
+	struct ibv_pd             *pd;       /* shared by the lane's queues; not owned */
+	struct ibv_comp_channel   *cc;
+	struct ibv_cq             *cq;
+	struct ibv_mr             *sqe_mr;
+	struct ibv_mr             *rsp_mr;
+	struct ibv_mr             *dsm_mr;
+	struct ibv_send_wr        *wrs;
+	struct ibv_sge            *sges;     /* two per slot: capsule, in-capsule data */
+	struct ibv_recv_wr        *rwrs;
+	struct ibv_sge            *rsges;
+	struct ibv_wc             *ibwcs;
+	int                        use_events;
+	int                        qp_created;
+	int                        connected;
+	uint16_t                   crqsize;
+	char                      *err;
+	size_t                     errlen;
+};
+
+/* *pd: NULL to allocate one on the resolved device (returned), or the lane's to share. */
+int  nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_params *p,
+			    struct ibv_pd **pd, char *err, size_t errlen);
+void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq);
+/* Event mode: sleep until the CQ signals or timeout_ms passes; returns commands completed. */
+int  nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms);
+
+#endif

@@ -1,0 +1,255 @@
+/* nvmf_spec.c - the out-of-line parts of nvmf_spec.h: Connect data and the
+ * status / reject / opcode decoders used in error messages. */
+#include "nvmf_spec.h"
+
+#include <stdio.h>
+
+static int nqn_ok(const char *nqn)
+{
+	size_t n;
+
+	if (!nqn)
+		return 0;
+	n = strnlen(nqn, NVMF_NQN_MAX + 1);
+	return n > 0 && n <= NVMF_NQN_MAX;
+}
+
+int nvmf_connect_data_init(struct nvmf_connect_data *d, const uint8_t hostid[16], uint16_t cntlid,
+			   const char *subnqn, const char *hostnqn)
+{
+	if (!d || !hostid || !nqn_ok(subnqn) || !nqn_ok(hostnqn))
+		return -EINVAL;
+	/* Zeroing also NUL-terminates both NQN fields and clears reserved bytes. */
+	memset(d, 0, sizeof(*d));
+	memcpy(d->hostid, hostid, sizeof(d->hostid));
+	d->cntlid = htole16(cntlid);
+	memcpy(d->subnqn, subnqn, strlen(subnqn));
+	memcpy(d->hostnqn, hostnqn, strlen(hostnqn));
+	return 0;
+}
+
+/* Sparse tables indexed by SC; a NULL slot is a reserved/unknown code. */
+static const char *const generic_names[256] = {
+	[0x00] = "Successful Completion",
+	[0x01] = "Invalid Command Opcode",
+	[0x02] = "Invalid Field in Command",
+	[0x03] = "Command ID Conflict",
+	[0x04] = "Data Transfer Error",
+	[0x05] = "Commands Aborted due to Power Loss Notification",
+	[0x06] = "Internal Error",
+	[0x07] = "Command Abort Requested",
+	[0x08] = "Command Aborted due to SQ Deletion",
+	[0x09] = "Command Aborted due to Failed Fused Command",
+	[0x0a] = "Command Aborted due to Missing Fused Command",
+	[0x0b] = "Invalid Namespace or Format",
+	[0x0c] = "Command Sequence Error",
+	[0x0d] = "Invalid SGL Segment Descriptor",
+	[0x0e] = "Invalid Number of SGL Descriptors",
+	[0x0f] = "Data SGL Length Invalid",
+	[0x10] = "Metadata SGL Length Invalid",
+	[0x11] = "SGL Descriptor Type Invalid",
+	[0x12] = "Invalid Use of Controller Memory Buffer",
+	[0x13] = "PRP Offset Invalid",
+	[0x14] = "Atomic Write Unit Exceeded",
+	[0x15] = "Operation Denied",
+	[0x16] = "SGL Offset Invalid",
+	[0x18] = "Host Identifier Inconsistent Format",
+	[0x19] = "Keep Alive Timer Expired",
+	[0x1a] = "Keep Alive Timeout Invalid",
+	[0x1b] = "Command Aborted due to Preempt and Abort",
+	[0x1c] = "Sanitize Failed",
+	[0x1d] = "Sanitize In Progress",
+	[0x1e] = "SGL Data Block Granularity Invalid",
+	[0x1f] = "Command Not Supported for Queue in CMB",
+	[0x20] = "Namespace is Write Protected",
+	[0x21] = "Command Interrupted",
+	[0x22] = "Transient Transport Error",
+	[0x80] = "LBA Out of Range",
+	[0x81] = "Capacity Exceeded",
+	[0x82] = "Namespace Not Ready",
+	[0x83] = "Reservation Conflict",
+	[0x84] = "Format In Progress",
+};
+
+/* Command specific, 0x00-0x7f: admin commands; 0x80+: NVM command set I/O. */
+static const char *const cmd_specific_names[256] = {
+	[0x00] = "Completion Queue Invalid",
+	[0x01] = "Invalid Queue Identifier",
+	[0x02] = "Invalid Queue Size",
+	[0x03] = "Abort Command Limit Exceeded",
+	[0x05] = "Asynchronous Event Request Limit Exceeded",
+	[0x06] = "Invalid Firmware Slot",
+	[0x07] = "Invalid Firmware Image",
+	[0x08] = "Invalid Interrupt Vector",
+	[0x09] = "Invalid Log Page",
+	[0x0a] = "Invalid Format",
+	[0x0b] = "Firmware Activation Requires Conventional Reset",
+	[0x0c] = "Invalid Queue Deletion",
+	[0x0d] = "Feature Identifier Not Saveable",
+	[0x0e] = "Feature Not Changeable",
+	[0x0f] = "Feature Not Namespace Specific",
+	[0x10] = "Firmware Activation Requires NVM Subsystem Reset",
+	[0x11] = "Firmware Activation Requires Controller Level Reset",
+	[0x12] = "Firmware Activation Requires Maximum Time Violation",
+	[0x13] = "Firmware Activation Prohibited",
+	[0x14] = "Overlapping Range",
+	[0x15] = "Namespace Insufficient Capacity",
+	[0x16] = "Namespace Identifier Unavailable",
+	[0x18] = "Namespace Already Attached",
+	[0x19] = "Namespace Is Private",
+	[0x1a] = "Namespace Not Attached",
+	[0x1b] = "Thin Provisioning Not Supported",
+	[0x1c] = "Controller List Invalid",
+	[0x1d] = "Device Self-test In Progress",
+	[0x1e] = "Boot Partition Write Prohibited",
+	[0x1f] = "Invalid Controller Identifier",
+	[0x20] = "Invalid Secondary Controller State",
+	[0x21] = "Invalid Number of Controller Resources",
+	[0x22] = "Invalid Resource Identifier",
+	[0x80] = "Conflicting Attributes",
+	[0x81] = "Invalid Protection Information",
+	[0x82] = "Attempted Write to Read Only Range",
+};
+
+/* Command specific codes of Fabrics commands (Connect, Property Get/Set...). */
+static const char *const fabrics_names[256] = {
+	[0x80] = "Incompatible Format",
+	[0x81] = "Controller Busy",
+	[0x82] = "Connect Invalid Parameters",
+	[0x83] = "Connect Restart Discovery",
+	[0x84] = "Connect Invalid Host",
+	[0x85] = "Invalid Queue Type",
+	[0x90] = "Discover Restart",
+	[0x91] = "Authentication Required",
+};
+
+static const char *const media_names[256] = {
+	[0x80] = "Write Fault",
+	[0x81] = "Unrecovered Read Error",
+	[0x82] = "End-to-end Guard Check Error",
+	[0x83] = "End-to-end Application Tag Check Error",
+	[0x84] = "End-to-end Reference Tag Check Error",
+	[0x85] = "Compare Failure",
+	[0x86] = "Access Denied",
+	[0x87] = "Deallocated or Unwritten Logical Block",
+};
+
+static const char *const path_names[256] = {
+	[0x00] = "Internal Path Error",
+	[0x60] = "Asymmetric Access Persistent Loss",
+	[0x61] = "Asymmetric Access Inaccessible",
+	[0x62] = "Asymmetric Access Transition",
+	[0x70] = "Controller Pathing Error",
+	[0x71] = "Host Pathing Error",
+	[0x72] = "Command Aborted By Host",
+};
+
+const char *nvme_status_name(unsigned sct, unsigned sc, int fabrics_cmd)
+{
+	const char *name = NULL;
+
+	if (sc > 0xff)
+		return "Unknown status";
+	switch (sct) {
+	case NVME_SCT_GENERIC:
+		name = generic_names[sc];
+		break;
+	case NVME_SCT_CMD_SPECIFIC:
+		/* 0x80+ is command-set specific; for Fabrics commands that range
+		 * belongs to Fabrics, so never fall back to the NVM meanings. */
+		if (fabrics_cmd && sc >= 0x80)
+			name = fabrics_names[sc];
+		else
+			name = cmd_specific_names[sc];
+		break;
+	case NVME_SCT_MEDIA:
+		name = media_names[sc];
+		break;
+	case NVME_SCT_PATH:
+		name = path_names[sc];
+		break;
+	case NVME_SCT_VENDOR:
+		name = "Vendor Specific";
+		break;
+	default:
+		break;
+	}
+	return name ? name : "Unknown status";
+}
+
+int nvme_status_format(char *buf, size_t len, uint16_t status_code, int fabrics_cmd)
+{
+	unsigned sct = (status_code >> 8) & 0x7u;
+	unsigned sc = status_code & 0xffu;
+
+	return snprintf(buf, len, "NVMe status 0x%x/0x%02x: %s", sct, sc,
+			nvme_status_name(sct, sc, fabrics_cmd));
+}
+
+const char *nvmf_rdma_cm_status_name(uint16_t sts)
+{
+	switch (sts) {
+	case NVMF_RDMA_CM_INVALID_LEN:
+		return "invalid private data length";
+	case NVMF_RDMA_CM_INVALID_RECFMT:
+		return "invalid record format";
+	case NVMF_RDMA_CM_INVALID_QID:
+		return "invalid queue ID";
+	case NVMF_RDMA_CM_INVALID_HSQSIZE:
+		return "invalid host SQ size";
+	case NVMF_RDMA_CM_INVALID_HRQSIZE:
+		return "invalid host RQ size";
+	case NVMF_RDMA_CM_NO_RESOURCES:
+		return "no resources";
+	case NVMF_RDMA_CM_INVALID_IRD:
+		return "invalid IRD";
+	case NVMF_RDMA_CM_INVALID_ORD:
+		return "invalid ORD";
+	case NVMF_RDMA_CM_INVALID_CNTLID:
+		return "invalid controller ID";
+	default:
+		return "unknown reject status";
+	}
+}
+
+const char *nvme_opcode_name(uint8_t opc, int admin)
+{
+	if (opc == NVME_FABRICS_OPC)
+		return "Fabrics";
+	if (admin) {
+		switch (opc) {
+		case NVME_ADMIN_GET_LOG_PAGE:
+			return "Get Log Page";
+		case NVME_ADMIN_IDENTIFY:
+			return "Identify";
+		case NVME_ADMIN_ABORT:
+			return "Abort";
+		case NVME_ADMIN_SET_FEATURES:
+			return "Set Features";
+		case NVME_ADMIN_GET_FEATURES:
+			return "Get Features";
+		case NVME_ADMIN_ASYNC_EVENT:
+			return "Asynchronous Event Request";
+		case NVME_ADMIN_KEEP_ALIVE:
+			return "Keep Alive";
+		default:
+			return "Unknown";
+		}
+	}
+	switch (opc) {
+	case NVME_CMD_FLUSH:
+		return "Flush";
+	case NVME_CMD_WRITE:
+		return "Write";
+	case NVME_CMD_READ:
+		return "Read";
+	case NVME_CMD_COMPARE:
+		return "Compare";
+	case NVME_CMD_WRITE_ZEROES:
+		return "Write Zeroes";
+	case NVME_CMD_DSM:
+		return "Dataset Management";
+	default:
+		return "Unknown";
+	}
+}

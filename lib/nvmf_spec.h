@@ -1,0 +1,936 @@
+/* nvmf_spec.h - NVMe / NVMe-oF / NVMe-oF RDMA wire formats.
+ *
+ * Everything the initiator puts on or reads off the wire: SQE/CQE layouts,
+ * Fabrics command overlays, Connect data, RDMA CM private data, Identify
+ * data, register field accessors and SQE builders.
+ *
+ * Conventions: every multi-byte field is little-endian on the wire; struct
+ * fields hold wire (LE) values, so write them with htole*() and read them
+ * with le*toh().  Sizes and offsets come from the NVM Express Base, NVMe over
+ * Fabrics and NVMe-oF RDMA Transport specifications and are pinned with
+ * _Static_assert so a layout mistake breaks the build instead of the wire.
+ */
+#ifndef NVMF_SPEC_H
+#define NVMF_SPEC_H
+
+#include <endian.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NVMF_SPEC_ASSERT_SIZE(type, size) \
+	_Static_assert(sizeof(type) == (size), "sizeof(" #type ") != " #size)
+#define NVMF_SPEC_ASSERT_OFF(type, field, off) \
+	_Static_assert(offsetof(type, field) == (off), #type "." #field " not at " #off)
+
+/* ------------------------------------------------------------------------ */
+/* Byte-wise little-endian helpers: alignment- and host-order independent.   */
+
+static inline void nvmf_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/* 24-bit: the keyed SGL length field is 3 bytes. Bits above 23 are dropped. */
+static inline void nvmf_put_le24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+}
+
+static inline void nvmf_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void nvmf_put_le64(uint8_t *p, uint64_t v)
+{
+	nvmf_put_le32(p, (uint32_t)v);
+	nvmf_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t nvmf_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t nvmf_get_le24(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16);
+}
+
+static inline uint32_t nvmf_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t nvmf_get_le64(const uint8_t *p)
+{
+	return (uint64_t)nvmf_get_le32(p) | ((uint64_t)nvmf_get_le32(p + 4) << 32);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Constants                                                                  */
+
+#define NVME_SQE_SIZE 64
+#define NVME_CQE_SIZE 16
+
+/* Admin opcodes */
+#define NVME_ADMIN_GET_LOG_PAGE 0x02
+#define NVME_ADMIN_IDENTIFY     0x06
+#define NVME_ADMIN_ABORT        0x08
+#define NVME_ADMIN_SET_FEATURES 0x09
+#define NVME_ADMIN_GET_FEATURES 0x0a
+#define NVME_ADMIN_ASYNC_EVENT  0x0c
+#define NVME_ADMIN_KEEP_ALIVE   0x18
+/* Fabrics commands use one opcode on admin and I/O queues; fctype selects. */
+#define NVME_FABRICS_OPC        0x7f
+
+/* NVM command set I/O opcodes */
+#define NVME_CMD_FLUSH        0x00
+#define NVME_CMD_WRITE        0x01
+#define NVME_CMD_READ         0x02
+#define NVME_CMD_COMPARE      0x05
+#define NVME_CMD_WRITE_ZEROES 0x08
+#define NVME_CMD_DSM          0x09
+
+/* Fabrics command types (SQE byte 4) */
+#define NVMF_FCTYPE_PROP_SET 0x00
+#define NVMF_FCTYPE_CONNECT  0x01
+#define NVMF_FCTYPE_PROP_GET 0x04
+
+/* SQE byte 1: FUSE bits 1:0, PSDT bits 7:6.  PSDT=01b means SGL for data and
+ * an MPTR that is a plain buffer address; NVMe-oF requires SGLs, and nvmet
+ * rejects any other PSDT value (including for Fabrics commands). */
+#define NVME_CMD_FLAGS_PSDT_SGL  0x40
+#define NVME_CMD_FLAGS_PSDT_MASK 0xc0
+
+/* SGL descriptor identifier (byte 15): type bits 7:4, subtype bits 3:0. */
+#define NVME_SGL_TYPE_KEYED_ADDR    0x40 /* keyed data block, address; not 0x4f (invalidate key) */
+#define NVME_SGL_TYPE_INLINE_OFFSET 0x01 /* data block, offset into in-capsule data */
+#define NVME_SGL_KEYED_MAX_LEN      0xffffffu /* 24-bit length field */
+
+/* Identify CNS (CDW10 bits 7:0) */
+#define NVME_IDENTIFY_CNS_NS   0x00
+#define NVME_IDENTIFY_CNS_CTRL 0x01
+#define NVME_IDENTIFY_SIZE     4096
+
+/* Controller register offsets (Property Get/Set OFST) */
+#define NVME_REG_CAP  0x00 /* 8 bytes */
+#define NVME_REG_VS   0x08
+#define NVME_REG_CC   0x14
+#define NVME_REG_CSTS 0x1c
+
+/* Connect */
+#define NVMF_CONNECT_DATA_SIZE 1024
+#define NVMF_NQN_MAX           223 /* characters, excluding the NUL */
+#define NVMF_NQN_FIELD_SIZE    256
+#define NVMF_CNTLID_DYNAMIC    0xffff /* admin Connect: "any controller" (dynamic model) */
+#define NVMF_DISCOVERY_NQN     "nqn.2014-08.org.nvmexpress.discovery"
+
+/* Read/Write: NLB is a 16-bit 0's based field. */
+#define NVME_RW_MAX_NLB 65536u
+
+/* Dataset Management */
+#define NVME_DSM_ATTR_DEALLOCATE (1u << 2) /* CDW11 AD */
+#define NVME_DSM_MAX_RANGES      256u      /* CDW10 NR is 8-bit, 0's based */
+
+/* CC.SHN and CSTS.SHST */
+#define NVME_CC_SHN_NONE           0
+#define NVME_CC_SHN_NORMAL         1
+#define NVME_CC_SHN_ABRUPT         2
+#define NVME_CSTS_SHST_NORMAL      0
+#define NVME_CSTS_SHST_OCCURRING   1
+#define NVME_CSTS_SHST_COMPLETE    2
+
+/* Status code types */
+#define NVME_SCT_GENERIC        0
+#define NVME_SCT_CMD_SPECIFIC   1
+#define NVME_SCT_MEDIA          2
+#define NVME_SCT_PATH           3
+#define NVME_SCT_VENDOR         7
+
+/* Identify Controller bits the initiator looks at */
+#define NVME_ID_CTRL_ONCS_DSM      (1u << 2)
+#define NVME_ID_CTRL_VWC_PRESENT   (1u << 0)
+#define NVME_ID_CTRL_SGLS_SUPPORT  0x3u       /* bits 1:0: 0 = SGLs not supported */
+#define NVME_ID_CTRL_SGLS_KEYED    (1u << 2)
+#define NVME_ID_CTRL_SGLS_OFFSET   (1u << 20) /* data block address may be an offset */
+#define NVME_ID_CTRL_FCATT_STATIC  (1u << 0)  /* 0 = dynamic controller model */
+
+/* ------------------------------------------------------------------------ */
+/* SGL descriptor (16 bytes)                                                  */
+
+struct nvme_sgl_desc {
+	uint64_t addr; /* keyed: remote address; in-capsule: offset */
+	union {
+		/* keyed data block: 24-bit length then a 4-byte key, both unaligned */
+		struct {
+			uint8_t length[3];
+			uint8_t key[4];
+		};
+		/* (unkeyed) data block: 32-bit length; packed so the union stays 7
+		 * bytes instead of being padded to 8 by the uint32_t alignment */
+		struct __attribute__((packed)) {
+			uint32_t data_len;
+			uint8_t rsvd12[3];
+		};
+	};
+	uint8_t type; /* identifier: type 7:4, subtype 3:0 */
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_sgl_desc, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sgl_desc, addr, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sgl_desc, length, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sgl_desc, key, 11);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sgl_desc, data_len, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sgl_desc, rsvd12, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sgl_desc, type, 15);
+
+/* ------------------------------------------------------------------------ */
+/* Fabrics command overlays (64 bytes each)                                   */
+
+struct nvmf_connect_cmd {
+	uint8_t opcode;   /* 0x7f */
+	uint8_t rsvd1;    /* FUSE/PSDT position in a normal SQE */
+	uint16_t cid;
+	uint8_t fctype;   /* 0x01 */
+	uint8_t rsvd5[19];
+	struct nvme_sgl_desc sgl1; /* points at the 1024-byte Connect data */
+	uint16_t recfmt;  /* 0 */
+	uint16_t qid;     /* 0 = admin queue */
+	uint16_t sqsize;  /* 0's based */
+	uint8_t cattr;
+	uint8_t rsvd47;
+	uint32_t kato;    /* ms; only meaningful for the admin queue */
+	uint8_t rsvd52[12];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_connect_cmd, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, opcode, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, rsvd1, 1);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, cid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, fctype, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, sgl1, 24);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, recfmt, 40);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, qid, 42);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, sqsize, 44);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, cattr, 46);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, rsvd47, 47);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, kato, 48);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_cmd, rsvd52, 52);
+
+struct nvmf_prop_get_cmd {
+	uint8_t opcode;   /* 0x7f */
+	uint8_t rsvd1;
+	uint16_t cid;
+	uint8_t fctype;   /* 0x04 */
+	uint8_t rsvd5[35];
+	uint8_t attrib;   /* bits 2:0 size: 0 = 4 bytes, 1 = 8 bytes */
+	uint8_t rsvd41[3];
+	uint32_t ofst;    /* register offset */
+	uint8_t rsvd48[16];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_prop_get_cmd, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_get_cmd, cid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_get_cmd, fctype, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_get_cmd, attrib, 40);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_get_cmd, ofst, 44);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_get_cmd, rsvd48, 48);
+
+struct nvmf_prop_set_cmd {
+	uint8_t opcode;   /* 0x7f */
+	uint8_t rsvd1;
+	uint16_t cid;
+	uint8_t fctype;   /* 0x00 */
+	uint8_t rsvd5[35];
+	uint8_t attrib;   /* bits 2:0 size: 0 = 4 bytes, 1 = 8 bytes */
+	uint8_t rsvd41[3];
+	uint32_t ofst;
+	uint64_t value;   /* only the low 4 bytes are used for 4-byte properties */
+	uint8_t rsvd56[8];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_prop_set_cmd, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, cid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, fctype, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, attrib, 40);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, ofst, 44);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, value, 48);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, rsvd56, 56);
+
+/* ------------------------------------------------------------------------ */
+/* Submission queue entry (64 bytes)                                          */
+
+/* The Fabrics overlays live in a union with the common layout so builders can
+ * write either view of the same object without breaking strict aliasing. */
+struct nvme_sqe {
+	union {
+		struct {
+			uint8_t opcode;
+			uint8_t flags; /* FUSE 1:0, PSDT 7:6 */
+			uint16_t cid;
+			uint32_t nsid;
+			uint32_t cdw2;
+			uint32_t cdw3;
+			uint64_t mptr;
+			struct nvme_sgl_desc dptr;
+			uint32_t cdw10;
+			uint32_t cdw11;
+			uint32_t cdw12;
+			uint32_t cdw13;
+			uint32_t cdw14;
+			uint32_t cdw15;
+		};
+		struct nvmf_connect_cmd connect;
+		struct nvmf_prop_get_cmd prop_get;
+		struct nvmf_prop_set_cmd prop_set;
+		uint8_t bytes[NVME_SQE_SIZE];
+	};
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_sqe, NVME_SQE_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, opcode, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, flags, 1);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, nsid, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw2, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw3, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, mptr, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, dptr, 24);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw10, 40);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw11, 44);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw12, 48);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw13, 52);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw14, 56);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw15, 60);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, connect, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, prop_get, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, prop_set, 0);
+
+/* ------------------------------------------------------------------------ */
+/* Completion queue entry (16 bytes)                                          */
+
+struct nvme_cqe {
+	union {
+		uint64_t result; /* Property Get returns an 8-byte value here */
+		struct {
+			uint32_t dw0;
+			uint32_t dw1;
+		};
+	};
+	uint16_t sqhd;
+	uint16_t sqid;
+	uint16_t cid;
+	uint16_t status; /* bit 0 phase, 8:1 SC, 11:9 SCT, 13:12 CRD, 14 M, 15 DNR */
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_cqe, NVME_CQE_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, result, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, dw0, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, dw1, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, sqhd, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, sqid, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, cid, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_cqe, status, 14);
+
+/* Status field accessors on the raw 16-bit status word, host order. */
+static inline unsigned nvme_status_phase(uint16_t st) { return st & 1u; }
+static inline unsigned nvme_status_sc(uint16_t st) { return (st >> 1) & 0xffu; }
+static inline unsigned nvme_status_sct(uint16_t st) { return (st >> 9) & 0x7u; }
+static inline unsigned nvme_status_crd(uint16_t st) { return (st >> 12) & 0x3u; }
+static inline unsigned nvme_status_more(uint16_t st) { return (st >> 14) & 1u; }
+static inline unsigned nvme_status_dnr(uint16_t st) { return (st >> 15) & 1u; }
+/* (SCT << 8) | SC: 0 means success; phase, CRD, M and DNR are dropped. */
+static inline uint16_t nvme_status_code(uint16_t st)
+{
+	return (uint16_t)((nvme_status_sct(st) << 8) | nvme_status_sc(st));
+}
+
+/* Connect response DW0: CNTLID on success; on Connect Invalid Parameters,
+ * IPO (bytes 1:0, offset of the bad field) and IATTR (byte 2, bit 0 set: the
+ * offset is into the Connect data rather than the SQE). */
+static inline uint16_t nvmf_connect_rsp_cntlid(uint32_t dw0) { return (uint16_t)dw0; }
+static inline uint16_t nvmf_connect_rsp_ipo(uint32_t dw0) { return (uint16_t)dw0; }
+static inline uint8_t nvmf_connect_rsp_iattr(uint32_t dw0) { return (uint8_t)(dw0 >> 16); }
+
+/* ------------------------------------------------------------------------ */
+/* Connect data (1024 bytes)                                                  */
+
+struct nvmf_connect_data {
+	uint8_t hostid[16];
+	uint16_t cntlid;
+	uint8_t rsvd18[238];
+	char subnqn[NVMF_NQN_FIELD_SIZE];  /* NUL-terminated UTF-8 */
+	char hostnqn[NVMF_NQN_FIELD_SIZE];
+	uint8_t rsvd768[256];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_connect_data, NVMF_CONNECT_DATA_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_data, hostid, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_data, cntlid, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_data, rsvd18, 18);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_data, subnqn, 256);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_data, hostnqn, 512);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_connect_data, rsvd768, 768);
+
+/* ------------------------------------------------------------------------ */
+/* Dataset Management range (16 bytes)                                        */
+
+struct nvme_dsm_range {
+	uint32_t cattr;
+	uint32_t nlb;  /* length in logical blocks, NOT 0's based */
+	uint64_t slba;
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_dsm_range, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvme_dsm_range, cattr, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_dsm_range, nlb, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvme_dsm_range, slba, 8);
+
+/* ------------------------------------------------------------------------ */
+/* RDMA CM private data (NVMe-oF RDMA transport)                              */
+
+struct nvmf_rdma_cm_req {
+	uint16_t recfmt;  /* 0 */
+	uint16_t qid;
+	uint16_t hrqsize; /* host RQ entries (1's based, normally SQSIZE + 1) */
+	uint16_t hsqsize; /* host SQ size, 0's based (= Connect SQSIZE) */
+	uint16_t cntlid;
+	uint8_t rsvd10[22];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_rdma_cm_req, 32);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_req, recfmt, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_req, qid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_req, hrqsize, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_req, hsqsize, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_req, cntlid, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_req, rsvd10, 10);
+
+struct nvmf_rdma_cm_rep {
+	uint16_t recfmt;
+	uint16_t crqsize; /* controller RQ entries */
+	uint8_t rsvd4[28];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_rdma_cm_rep, 32);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_rep, recfmt, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_rep, crqsize, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_rep, rsvd4, 4);
+
+struct nvmf_rdma_cm_rej {
+	uint16_t recfmt;
+	uint16_t sts;     /* enum nvmf_rdma_cm_status */
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_rdma_cm_rej, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_rej, recfmt, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_rdma_cm_rej, sts, 2);
+
+enum nvmf_rdma_cm_status {
+	NVMF_RDMA_CM_INVALID_LEN = 0x01,
+	NVMF_RDMA_CM_INVALID_RECFMT = 0x02,
+	NVMF_RDMA_CM_INVALID_QID = 0x03,
+	NVMF_RDMA_CM_INVALID_HSQSIZE = 0x04,
+	NVMF_RDMA_CM_INVALID_HRQSIZE = 0x05,
+	NVMF_RDMA_CM_NO_RESOURCES = 0x06,
+	NVMF_RDMA_CM_INVALID_IRD = 0x07,
+	NVMF_RDMA_CM_INVALID_ORD = 0x08,
+	NVMF_RDMA_CM_INVALID_CNTLID = 0x09,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Identify Controller (4096 bytes)                                           */
+
+struct nvme_id_ctrl {
+	uint16_t vid;
+	uint16_t ssvid;
+	char sn[20];      /* ASCII, space padded, not NUL-terminated */
+	char mn[40];
+	char fr[8];
+	uint8_t rab;
+	uint8_t ieee[3];
+	uint8_t cmic;
+	uint8_t mdts;     /* 2^mdts * CAP.MPSMIN page; 0 = no limit */
+	uint16_t cntlid;
+	uint32_t ver;
+	uint32_t rtd3r;
+	uint32_t rtd3e;
+	uint32_t oaes;
+	uint32_t ctratt;
+	uint16_t rrls;
+	uint8_t rsvd102[9];
+	uint8_t cntrltype;
+	uint8_t fguid[16];
+	uint16_t crdt1;
+	uint16_t crdt2;
+	uint16_t crdt3;
+	uint8_t rsvd134[106];
+	uint8_t nvmi[16];  /* NVMe-MI region */
+	uint16_t oacs;
+	uint8_t acl;
+	uint8_t aerl;
+	uint8_t frmw;
+	uint8_t lpa;
+	uint8_t elpe;
+	uint8_t npss;
+	uint8_t avscc;
+	uint8_t apsta;
+	uint16_t wctemp;
+	uint16_t cctemp;
+	uint16_t mtfa;
+	uint32_t hmpre;
+	uint32_t hmmin;
+	uint8_t tnvmcap[16];
+	uint8_t unvmcap[16];
+	uint32_t rpmbs;
+	uint16_t edstt;
+	uint8_t dsto;
+	uint8_t fwug;
+	uint16_t kas;     /* keep alive granularity, 100 ms units */
+	uint16_t hctma;
+	uint16_t mntmt;
+	uint16_t mxtmt;
+	uint32_t sanicap;
+	uint32_t hmminds;
+	uint16_t hmmaxd;
+	uint16_t nsetidmax;
+	uint16_t endgidmax;
+	uint8_t anatt;
+	uint8_t anacap;
+	uint32_t anagrpmax;
+	uint32_t nanagrpid;
+	uint32_t pels;
+	uint8_t rsvd356[156];
+	uint8_t sqes;
+	uint8_t cqes;
+	uint16_t maxcmd;
+	uint32_t nn;
+	uint16_t oncs;
+	uint16_t fuses;
+	uint8_t fna;
+	uint8_t vwc;
+	uint16_t awun;
+	uint16_t awupf;
+	uint8_t icsvscc;
+	uint8_t nwpc;
+	uint16_t acwu;
+	uint8_t rsvd534[2];
+	uint32_t sgls;
+	uint32_t mnan;
+	uint8_t rsvd544[224];
+	char subnqn[256];
+	uint8_t rsvd1024[768];
+	/* NVMe over Fabrics */
+	uint32_t ioccsz;  /* I/O command capsule size, 16-byte units (SQE included) */
+	uint32_t iorcsz;  /* I/O response capsule size, 16-byte units */
+	uint16_t icdoff;  /* in-capsule data offset, 16-byte units */
+	uint8_t fcatt;
+	uint8_t msdbd;    /* max SGL data block descriptors per command */
+	uint16_t ofcs;
+	uint8_t rsvd1806[242];
+	uint8_t psd[32][32];
+	uint8_t vs[1024];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_id_ctrl, NVME_IDENTIFY_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, vid, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, ssvid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, sn, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, mn, 24);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, fr, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, rab, 72);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, ieee, 73);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, cmic, 76);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, mdts, 77);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, cntlid, 78);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, ver, 80);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, ctratt, 96);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, cntrltype, 111);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, fguid, 112);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, crdt1, 128);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, nvmi, 240);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, oacs, 256);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, aerl, 259);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, npss, 263);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, wctemp, 266);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, hmpre, 272);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, tnvmcap, 280);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, rpmbs, 312);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, kas, 320);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, sanicap, 328);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, anatt, 342);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, anagrpmax, 344);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, pels, 352);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, sqes, 512);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, cqes, 513);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, maxcmd, 514);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, nn, 516);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, oncs, 520);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, fuses, 522);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, fna, 524);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, vwc, 525);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, awun, 526);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, awupf, 528);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, acwu, 532);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, sgls, 536);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, mnan, 540);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, subnqn, 768);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, ioccsz, 1792);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, iorcsz, 1796);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, icdoff, 1800);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, fcatt, 1802);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, msdbd, 1803);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, ofcs, 1804);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, psd, 2048);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, vs, 3072);
+
+/* ------------------------------------------------------------------------ */
+/* Identify Namespace (4096 bytes)                                            */
+
+struct nvme_lbaf {
+	uint16_t ms;    /* metadata bytes per block */
+	uint8_t lbads;  /* log2(block size); 0 = format not available */
+	uint8_t rp;     /* bits 1:0 relative performance */
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_lbaf, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvme_lbaf, ms, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_lbaf, lbads, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvme_lbaf, rp, 3);
+
+struct nvme_id_ns {
+	uint64_t nsze;
+	uint64_t ncap;
+	uint64_t nuse;
+	uint8_t nsfeat;
+	uint8_t nlbaf;   /* 0's based count of LBA formats */
+	uint8_t flbas;
+	uint8_t mc;
+	uint8_t dpc;
+	uint8_t dps;
+	uint8_t nmic;
+	uint8_t rescap;
+	uint8_t fpi;
+	uint8_t dlfeat;
+	uint16_t nawun;
+	uint16_t nawupf;
+	uint16_t nacwu;
+	uint16_t nabsn;
+	uint16_t nabo;
+	uint16_t nabspf;
+	uint16_t noiob;
+	uint8_t nvmcap[16];
+	uint16_t npwg;
+	uint16_t npwa;
+	uint16_t npdg;
+	uint16_t npda;
+	uint16_t nows;
+	uint8_t rsvd74[18];
+	uint32_t anagrpid;
+	uint8_t rsvd96[3];
+	uint8_t nsattr;
+	uint16_t nvmsetid;
+	uint16_t endgid;
+	uint8_t nguid[16];
+	uint8_t eui64[8];
+	struct nvme_lbaf lbaf[64];
+	uint8_t rsvd384[3328];
+	uint8_t vs[384];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_id_ns, NVME_IDENTIFY_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nsze, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, ncap, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nuse, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nsfeat, 24);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nlbaf, 25);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, flbas, 26);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, mc, 27);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, dpc, 28);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, dps, 29);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nmic, 30);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, rescap, 31);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, fpi, 32);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, dlfeat, 33);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nawun, 34);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, noiob, 46);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nvmcap, 48);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, npwg, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nows, 72);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, anagrpid, 92);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nsattr, 99);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nvmsetid, 100);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, endgid, 102);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, nguid, 104);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, eui64, 120);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, lbaf, 128);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, rsvd384, 384);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ns, vs, 3712);
+
+/* Index of the LBA format in use: FLBAS bits 3:0, with bits 6:5 as index
+ * bits 5:4 once more than 16 formats exist (NLBAF is 0's based, so >= 16);
+ * below that bits 6:5 are reserved and ignored. */
+static inline unsigned nvme_id_ns_flbas_index(const struct nvme_id_ns *ns)
+{
+	unsigned idx = ns->flbas & 0xfu;
+
+	if (ns->nlbaf >= 16)
+		idx |= ((ns->flbas >> 5) & 0x3u) << 4;
+	return idx;
+}
+
+/* Block size of the format in use; 0 if LBADS is outside 9..31 (the spec
+ * minimum is 512 bytes and the result must fit in 32 bits). */
+static inline uint32_t nvme_id_ns_lba_size(const struct nvme_id_ns *ns)
+{
+	unsigned lbads = ns->lbaf[nvme_id_ns_flbas_index(ns)].lbads;
+
+	if (lbads < 9 || lbads > 31)
+		return 0;
+	return (uint32_t)1 << lbads;
+}
+
+static inline uint16_t nvme_id_ns_ms(const struct nvme_id_ns *ns)
+{
+	return le16toh(ns->lbaf[nvme_id_ns_flbas_index(ns)].ms);
+}
+
+/* FLBAS bit 4: metadata is interleaved with data (extended LBA). */
+static inline int nvme_id_ns_extended_lba(const struct nvme_id_ns *ns)
+{
+	return (ns->flbas >> 4) & 1;
+}
+
+/* Largest in-capsule data an I/O command can carry: IOCCSZ covers the SQE. */
+static inline uint32_t nvmf_id_ctrl_inline_data_size(const struct nvme_id_ctrl *id)
+{
+	uint32_t ioccsz = le32toh(id->ioccsz);
+
+	if (ioccsz < NVME_SQE_SIZE / 16)
+		return 0;
+	return ioccsz * 16 - NVME_SQE_SIZE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Controller registers (host-order values from Property Get)                 */
+
+static inline uint32_t nvme_cap_mqes(uint64_t cap) { return (uint32_t)(cap & 0xffff); } /* 0's based */
+static inline unsigned nvme_cap_cqr(uint64_t cap) { return (unsigned)(cap >> 16) & 1u; }
+static inline unsigned nvme_cap_ams(uint64_t cap) { return (unsigned)(cap >> 17) & 0x3u; }
+static inline unsigned nvme_cap_to(uint64_t cap) { return (unsigned)(cap >> 24) & 0xffu; } /* 500 ms units */
+static inline unsigned nvme_cap_dstrd(uint64_t cap) { return (unsigned)(cap >> 32) & 0xfu; }
+static inline unsigned nvme_cap_css(uint64_t cap) { return (unsigned)(cap >> 37) & 0xffu; }
+static inline unsigned nvme_cap_mpsmin(uint64_t cap) { return (unsigned)(cap >> 48) & 0xfu; } /* 2^(12+n) bytes */
+static inline unsigned nvme_cap_mpsmax(uint64_t cap) { return (unsigned)(cap >> 52) & 0xfu; }
+
+static inline unsigned nvme_vs_mjr(uint32_t vs) { return vs >> 16; }
+static inline unsigned nvme_vs_mnr(uint32_t vs) { return (vs >> 8) & 0xffu; }
+static inline unsigned nvme_vs_ter(uint32_t vs) { return vs & 0xffu; }
+
+/* Arguments are masked to their field widths. */
+static inline uint32_t nvme_cc_build(unsigned en, unsigned css, unsigned mps, unsigned ams,
+				     unsigned shn, unsigned iosqes, unsigned iocqes)
+{
+	return ((uint32_t)(en & 0x1u) << 0) | ((uint32_t)(css & 0x7u) << 4) |
+	       ((uint32_t)(mps & 0xfu) << 7) | ((uint32_t)(ams & 0x7u) << 11) |
+	       ((uint32_t)(shn & 0x3u) << 14) | ((uint32_t)(iosqes & 0xfu) << 16) |
+	       ((uint32_t)(iocqes & 0xfu) << 20);
+}
+static inline unsigned nvme_cc_en(uint32_t cc) { return cc & 1u; }
+static inline unsigned nvme_cc_css(uint32_t cc) { return (cc >> 4) & 0x7u; }
+static inline unsigned nvme_cc_mps(uint32_t cc) { return (cc >> 7) & 0xfu; }
+static inline unsigned nvme_cc_ams(uint32_t cc) { return (cc >> 11) & 0x7u; }
+static inline unsigned nvme_cc_shn(uint32_t cc) { return (cc >> 14) & 0x3u; }
+static inline unsigned nvme_cc_iosqes(uint32_t cc) { return (cc >> 16) & 0xfu; }
+static inline unsigned nvme_cc_iocqes(uint32_t cc) { return (cc >> 20) & 0xfu; }
+
+static inline unsigned nvme_csts_rdy(uint32_t csts) { return csts & 1u; }
+static inline unsigned nvme_csts_cfs(uint32_t csts) { return (csts >> 1) & 1u; }
+static inline unsigned nvme_csts_shst(uint32_t csts) { return (csts >> 2) & 0x3u; }
+static inline unsigned nvme_csts_pp(uint32_t csts) { return (csts >> 5) & 1u; }
+
+/* ------------------------------------------------------------------------ */
+/* SQE builders                                                               */
+
+static inline void nvme_sgl_set_keyed(struct nvme_sgl_desc *d, uint64_t addr, uint32_t len,
+				      uint32_t key)
+{
+	d->addr = htole64(addr);
+	nvmf_put_le24(d->length, len);
+	nvmf_put_le32(d->key, key);
+	d->type = NVME_SGL_TYPE_KEYED_ADDR;
+}
+
+static inline void nvme_sqe_set_psdt_sgl(struct nvme_sqe *c)
+{
+	c->flags = (uint8_t)((c->flags & ~NVME_CMD_FLAGS_PSDT_MASK) | NVME_CMD_FLAGS_PSDT_SGL);
+}
+
+/* Every command builder starts here: zero the SQE, and default the data
+ * pointer to the "no data" keyed descriptor with PSDT=SGL, since nvmet rejects
+ * a command whose PSDT is not SGL even when it carries no data.  The data
+ * setters below override the descriptor afterwards. */
+static inline void nvme_sqe_init(struct nvme_sqe *c, uint8_t opcode)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = opcode;
+	nvme_sqe_set_psdt_sgl(c);
+	nvme_sgl_set_keyed(&c->dptr, 0, 0, 0);
+}
+
+static inline void nvme_sqe_set_cid(struct nvme_sqe *c, uint16_t cid)
+{
+	c->cid = htole16(cid);
+}
+
+/* Remote (host memory) data: the target RDMA READs/WRITEs [addr, addr+len)
+ * with rkey `key`.  Returns -EINVAL, leaving the SQE unchanged, if len does
+ * not fit the 24-bit length field. */
+static inline int nvme_sqe_set_sgl_keyed(struct nvme_sqe *c, uint64_t addr, uint32_t len,
+					 uint32_t key)
+{
+	if (len > NVME_SGL_KEYED_MAX_LEN)
+		return -EINVAL;
+	nvme_sqe_set_psdt_sgl(c);
+	nvme_sgl_set_keyed(&c->dptr, addr, len, key);
+	return 0;
+}
+
+/* In-capsule data at `offset` bytes past the start of the capsule's data
+ * area (ID_CTRL.ICDOFF); the data follows the SQE in the same RDMA SEND. */
+static inline void nvme_sqe_set_sgl_inline(struct nvme_sqe *c, uint64_t offset, uint32_t len)
+{
+	nvme_sqe_set_psdt_sgl(c);
+	memset(&c->dptr, 0, sizeof(c->dptr));
+	c->dptr.addr = htole64(offset);
+	c->dptr.data_len = htole32(len);
+	c->dptr.type = NVME_SGL_TYPE_INLINE_OFFSET;
+}
+
+static inline void nvme_sqe_set_sgl_none(struct nvme_sqe *c)
+{
+	nvme_sqe_set_psdt_sgl(c);
+	nvme_sgl_set_keyed(&c->dptr, 0, 0, 0);
+}
+
+/* Read/Write of nlb blocks (1..NVME_RW_MAX_NLB).  On bad nlb the SQE is left
+ * zeroed and -EINVAL returned.  Call nvme_sqe_set_cid/set_sgl_* afterwards. */
+static inline int nvme_cmd_rw(struct nvme_sqe *c, uint8_t opc, uint32_t nsid, uint64_t slba,
+			      uint32_t nlb)
+{
+	if (nlb == 0 || nlb > NVME_RW_MAX_NLB) {
+		memset(c, 0, sizeof(*c));
+		return -EINVAL;
+	}
+	nvme_sqe_init(c, opc);
+	c->nsid = htole32(nsid);
+	c->cdw10 = htole32((uint32_t)slba);
+	c->cdw11 = htole32((uint32_t)(slba >> 32));
+	c->cdw12 = htole32(nlb - 1); /* 0's based */
+	return 0;
+}
+
+static inline void nvme_cmd_flush(struct nvme_sqe *c, uint32_t nsid)
+{
+	nvme_sqe_init(c, NVME_CMD_FLUSH);
+	c->nsid = htole32(nsid);
+}
+
+/* Deallocate nr_ranges (1..NVME_DSM_MAX_RANGES) struct nvme_dsm_range
+ * entries sent as the data buffer.  Bad count: SQE zeroed, -EINVAL. */
+static inline int nvme_cmd_dsm_deallocate(struct nvme_sqe *c, uint32_t nsid, uint32_t nr_ranges)
+{
+	if (nr_ranges == 0 || nr_ranges > NVME_DSM_MAX_RANGES) {
+		memset(c, 0, sizeof(*c));
+		return -EINVAL;
+	}
+	nvme_sqe_init(c, NVME_CMD_DSM);
+	c->nsid = htole32(nsid);
+	c->cdw10 = htole32(nr_ranges - 1); /* 0's based */
+	c->cdw11 = htole32(NVME_DSM_ATTR_DEALLOCATE);
+	return 0;
+}
+
+static inline void nvme_dsm_range_set(struct nvme_dsm_range *r, uint64_t slba, uint32_t nlb)
+{
+	r->cattr = 0;
+	r->nlb = htole32(nlb);
+	r->slba = htole64(slba);
+}
+
+static inline void nvme_cmd_identify(struct nvme_sqe *c, uint8_t cns, uint32_t nsid, uint16_t cntid)
+{
+	nvme_sqe_init(c, NVME_ADMIN_IDENTIFY);
+	c->nsid = htole32(nsid);
+	c->cdw10 = htole32((uint32_t)cns | ((uint32_t)cntid << 16));
+}
+
+static inline void nvme_cmd_keep_alive(struct nvme_sqe *c)
+{
+	nvme_sqe_init(c, NVME_ADMIN_KEEP_ALIVE);
+}
+
+/* Connect for queue qid (0 = admin).  kato_ms only matters on the admin
+ * queue; pass 0 for I/O queues.  The caller then points SGL1 at the
+ * struct nvmf_connect_data (keyed or in-capsule). */
+static inline void nvmf_cmd_connect(struct nvme_sqe *c, uint16_t qid, uint16_t sqsize_0based,
+				    uint32_t kato_ms)
+{
+	nvme_sqe_init(c, NVME_FABRICS_OPC);
+	c->connect.fctype = NVMF_FCTYPE_CONNECT;
+	c->connect.recfmt = htole16(0);
+	c->connect.qid = htole16(qid);
+	c->connect.sqsize = htole16(sqsize_0based);
+	c->connect.cattr = 0;
+	c->connect.kato = htole32(kato_ms);
+}
+
+/* ofst is a register offset (NVME_REG_*); CAP is the only 8-byte one used. */
+static inline void nvmf_cmd_prop_get(struct nvme_sqe *c, uint32_t ofst, int eight_bytes)
+{
+	nvme_sqe_init(c, NVME_FABRICS_OPC);
+	c->prop_get.fctype = NVMF_FCTYPE_PROP_GET;
+	c->prop_get.attrib = eight_bytes ? 1 : 0;
+	c->prop_get.ofst = htole32(ofst);
+}
+
+static inline void nvmf_cmd_prop_set(struct nvme_sqe *c, uint32_t ofst, int eight_bytes,
+				     uint64_t value)
+{
+	nvme_sqe_init(c, NVME_FABRICS_OPC);
+	c->prop_set.fctype = NVMF_FCTYPE_PROP_SET;
+	c->prop_set.attrib = eight_bytes ? 1 : 0;
+	c->prop_set.ofst = htole32(ofst);
+	c->prop_set.value = htole64(eight_bytes ? value : (uint32_t)value);
+}
+
+static inline void nvmf_rdma_cm_req_init(struct nvmf_rdma_cm_req *r, uint16_t qid,
+					 uint16_t hrqsize, uint16_t hsqsize, uint16_t cntlid)
+{
+	memset(r, 0, sizeof(*r));
+	r->recfmt = htole16(0);
+	r->qid = htole16(qid);
+	r->hrqsize = htole16(hrqsize);
+	r->hsqsize = htole16(hsqsize);
+	r->cntlid = htole16(cntlid);
+}
+
+/* ------------------------------------------------------------------------ */
+/* nvmf_spec.c                                                                */
+
+/* Zero d and fill it; -EINVAL (d untouched) if hostid or an NQN is NULL, an
+ * NQN is empty or longer than NVMF_NQN_MAX. */
+int nvmf_connect_data_init(struct nvmf_connect_data *d, const uint8_t hostid[16], uint16_t cntlid,
+			   const char *subnqn, const char *hostnqn);
+
+/* Name of a status; fabrics_cmd selects the Fabrics meaning of command
+ * specific codes >= 0x80.  Never NULL; "Unknown status" if not known. */
+const char *nvme_status_name(unsigned sct, unsigned sc, int fabrics_cmd);
+
+/* "NVMe status 0x<sct>/0x<sc>: <name>"; status_code = (sct << 8) | sc.
+ * Returns snprintf()'s result. */
+int nvme_status_format(char *buf, size_t len, uint16_t status_code, int fabrics_cmd);
+
+/* RDMA CM reject private data status; "unknown reject status" otherwise. */
+const char *nvmf_rdma_cm_status_name(uint16_t sts);
+
+/* Opcode name for logs; "Unknown" otherwise. */
+const char *nvme_opcode_name(uint8_t opc, int admin);
+
+#endif /* NVMF_SPEC_H */

@@ -1,0 +1,21 @@
+/* nvmf_trid.h - SPDK-style transport IDs in fio's filename, so SPDK plugin jobs run as is:
+ *   "trtype=RDMA adrfam=IPv4 traddr=10.0.0.1 trsvcid=4420 subnqn=nqn... ns=1" */
+#ifndef FIO_NVMEOF_TRID_H
+#define FIO_NVMEOF_TRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nvmf_trid {
+	char     traddr[256];
+	char     trsvcid[32];
+	char     subnqn[256];
+	int      adrfam;     /* AF_UNSPEC when not given */
+	uint32_t nsid;       /* 0 when not given */
+};
+
+/* 1: s is a transport ID (parsed into t); 0: a plain name; negative errno: a malformed ID
+ * (reason in err).  fio's "\:" escapes are accepted. */
+int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,103 @@
+#!/bin/bash
+# deps.sh - install what the build and the testbed need, and prepare the fio source tree that
+# matches the installed fio (Debian ships no fio headers).  Idempotent: once everything is in
+# place it does no network work.  Usage: scripts/deps.sh [--check]
+#   --check  only report what is missing (exit 1 if anything is), change nothing.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+CACHE=${FIO_NVMEOF_CACHE:-$REPO/.cache}
+CHECK_ONLY=0
+[ "${1:-}" = --check ] && CHECK_ONLY=1
+
+# build: compiler, rdma-core headers, fio itself; dpkg-dev unpacks the fio source package;
+# libaio/libnuma/zlib headers let fio's ./configure see the same features the Debian fio was
+# built with (they change struct layouts the engine relies on).
+# testbed: qemu (TCG), busybox for the initramfs, rdma-core userland and rxe provider,
+# nvme-cli for the kernel-initiator reference, kmod/cpio/iproute2 for the guest setup.
+PKGS="gcc make pkg-config libc6-dev dpkg-dev python3 fio
+      rdma-core ibverbs-providers libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
+      libaio-dev libnuma-dev zlib1g-dev
+      qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps"
+
+say() { echo "deps: $*"; }
+
+missing=$(for p in $PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
+done | xargs echo)
+
+if [ -n "$missing" ]; then
+	if [ "$CHECK_ONLY" = 1 ]; then say "missing packages: $missing"; exit 1; fi
+	if [ "$(id -u)" != 0 ]; then
+		say "missing packages; as root run: apt-get update && apt-get install -y --no-install-recommends $missing"
+		exit 1
+	fi
+	say "installing: $missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
+		> "${TMPDIR:-/tmp}/fio-nvmeof-apt.log" 2>&1 || {
+		tail -20 "${TMPDIR:-/tmp}/fio-nvmeof-apt.log"; say "apt-get install failed"; exit 1; }
+fi
+
+# ---- fio source tree matching the installed fio
+fio_ver=$(fio --version)                          # e.g. fio-3.33
+deb_ver=$(dpkg-query -W -f='${Version}' fio)      # e.g. 3.33-3
+tree="$CACHE/fio-$deb_ver"
+if [ -f "$tree/.ready" ]; then
+	ln -sfn "fio-$deb_ver" "$CACHE/fio-src"
+	exit 0
+fi
+if [ "$CHECK_ONLY" = 1 ]; then say "fio source tree for $deb_ver not prepared (run make deps)"; exit 1; fi
+[ "$(id -u)" = 0 ] || { say "the fio $deb_ver source tree is not cached; run 'make deps' as root once, or pass FIO_SRC=/path/to/fio-source"; exit 1; }
+
+have_debsrc() {
+	grep -rqsE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/
+}
+if ! have_debsrc; then
+	# Mirror every enabled 'deb' source as 'deb-src' (both one-line and deb822 formats).
+	src=/etc/apt/sources.list.d/fio-nvmeof-deb-src.sources
+	say "adding deb-src entries ($src) to fetch the fio source package"
+	{
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] && [ "$f" != "$src" ] || continue
+			awk 'BEGIN{RS=""; ORS="\n\n"} /(^|\n)Types:[^\n]*deb([ \t\n]|$)/ && !/Enabled: *no/ {
+				gsub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f"
+		done
+		if [ -f /etc/apt/sources.list ]; then
+			awk '$1=="deb"{ $1=""; sub(/^ /,""); printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents:", $2, $3;
+				for(i=4;i<=NF;i++) printf " %s", $i; printf "\n\n" }' /etc/apt/sources.list |
+				grep -v '^\[' || true
+		fi
+	} > "$src.tmp"
+	grep -q '^Types: deb-src' "$src.tmp" || { rm -f "$src.tmp"; say "no enabled 'deb' source found to mirror as deb-src"; exit 1; }
+	mv "$src.tmp" "$src"
+	apt-get update -qq
+fi
+
+work=$(mktemp -d "$CACHE/.fio-src.XXXXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/.fio-src.XXXXXX"; })
+trap 'rm -rf "$work"' EXIT
+say "fetching the fio $deb_ver source package"
+(cd "$work" && apt-get source -qq --download-only "fio=$deb_ver" >/dev/null 2>&1) || {
+	say "apt-get source fio=$deb_ver failed (is a deb-src entry for this suite configured?)"; exit 1; }
+(cd "$work" && dpkg-source -x ./fio_*.dsc src >dpkg-source.log 2>&1) || { cat "$work/dpkg-source.log"; say "dpkg-source failed"; exit 1; }
+say "configuring fio (config-host.h)"
+(cd "$work/src" && ./configure --disable-native --prefix=/usr > configure.out 2>&1) || {
+	tail -20 "$work/src/configure.out"; say "fio ./configure failed"; exit 1; }
+(cd "$work/src" && ./FIO-VERSION-GEN >/dev/null 2>&1 || true)
+src_ver=$(sed -n 's/^FIO_VERSION = //p' "$work/src/FIO-VERSION-FILE" 2>/dev/null || true)
+if [ "$src_ver" != "$fio_ver" ]; then
+	say "fio source reports '$src_ver' but the installed fio is '$fio_ver'"; exit 1
+fi
+# The engine shares struct layouts with the running fio: features that add fields or union
+# members must match what the installed fio links against.
+for pair in libaio:CONFIG_LIBAIO libnuma:CONFIG_LIBNUMA librdmacm:CONFIG_RDMA; do
+	lib=${pair%%:*} def=${pair#*:}
+	linked=0; ldd "$(command -v fio)" | grep -q "$lib\.so" && linked=1
+	defined=0; grep -q "^#define $def" "$work/src/config-host.h" && defined=1
+	if [ "$linked" != "$defined" ]; then
+		say "config-host.h $def=$defined but the installed fio links $lib=$linked: layouts would differ"; exit 1
+	fi
+done
+rm -rf "$tree"; mv "$work/src" "$tree"; touch "$tree/.ready"
+ln -sfn "fio-$deb_ver" "$CACHE/fio-src"
+say "fio source ready: $tree ($fio_ver)"
