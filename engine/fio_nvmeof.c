@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fio.h"
 #include "optgroup.h"
@@ -284,20 +286,136 @@ static int nvmeof_same_subsystem(const struct nvmeof_file *a, const struct nvmeo
 		!strcmp(a->subnqn, b->subnqn);
 }
 
+/* The namespace probe runs in a child process: librdmacm opens the RDMA devices once per
+ * process and keeps them, and the kernel refuses a uverbs file used across fork.  fio forks
+ * jobs from this process, so it must never touch the devices itself. */
+struct nvmeof_probe_result {
+	int                 rc;
+	char                err[NVMF_ERR_LEN];
+	struct nvmf_ns_info ns;
+};
+
+static int nvmeof_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void nvmeof_probe_child(struct thread_data *td, int fd)
+{
+	struct nvmf_lane *probe = NULL;
+	struct nvmf_lane_opts lo;
+	struct nvmeof_probe_result r;
+	char hostnqn[NVMF_NQN_MAX + 1];
+	struct fio_file *f;
+	unsigned int i;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
+	if (!rc) {
+		lo.no_io_queue = 1;
+		rc = nvmf_lane_connect(&probe, &lo, r.err, sizeof(r.err));
+	} else {
+		snprintf(r.err, sizeof(r.err), "host identity");
+	}
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+
+		if (!rc) {
+			rc = nvmf_lane_identify_ns(probe, nf->ns.nsid, &r.ns);
+			if (rc)
+				snprintf(r.err, sizeof(r.err), "%s", nvmf_lane_err(probe));
+		}
+		r.rc = rc;
+		if (nvmeof_write_all(fd, &r, sizeof(r)))
+			break;
+	}
+	nvmf_lane_destroy(probe);
+	close(fd);
+	_exit(0);
+}
+
+static int nvmeof_probe(struct thread_data *td)
+{
+	struct nvmeof_probe_result r;
+	struct fio_file *f;
+	unsigned int i;
+	int pfd[2], status, rc = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		nvmeof_probe_child(td, pfd[1]);
+	}
+	close(pfd[1]);
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+		size_t got = 0;
+
+		while (got < sizeof(r)) {
+			ssize_t n = read(pfd[0], (char *)&r + got, sizeof(r) - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got != sizeof(r)) {
+			log_err("nvmeof: the namespace probe process ended early\n");
+			rc = -EIO;
+			break;
+		}
+		if (r.rc) {
+			log_err("nvmeof: %s\n", r.err);
+			rc = r.rc;
+			break;
+		}
+		nf->ns = r.ns;
+		nf->lba_shift = (unsigned)__builtin_ctz(nf->ns.lba_size);
+		f->filetype = FIO_TYPE_BLOCK;
+		f->real_file_size = nf->ns.nsze * nf->ns.lba_size;
+		fio_file_set_size_known(f);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
 /* setup: runs before the job's files are sized (in fio's main process by default).  Each
  * file is resolved to a namespace over a short admin-only connection, so fio knows sizes. */
 static int fio_nvmeof_setup(struct thread_data *td)
 {
 	struct nvmeof_file *first = NULL;
-	struct nvmf_lane *probe = NULL;
 	struct fio_file *f;
 	unsigned int i;
 	int rc = 0;
 
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
-		struct nvmf_lane_opts lo;
-		char hostnqn[NVMF_NQN_MAX + 1], err[NVMF_ERR_LEN];
 
 		if (!nf) {
 			nf = calloc(1, sizeof(*nf));
@@ -319,26 +437,9 @@ static int fio_nvmeof_setup(struct thread_data *td)
 			rc = -EINVAL;
 			break;
 		}
-		if (!probe) {
-			if ((rc = nvmeof_lane_opts(td, nf, &lo, hostnqn, sizeof(hostnqn))))
-				break;
-			lo.no_io_queue = 1;
-			rc = nvmf_lane_connect(&probe, &lo, err, sizeof(err));
-			if (rc) {
-				log_err("nvmeof: %s\n", err);
-				break;
-			}
-		}
-		if ((rc = nvmf_lane_identify_ns(probe, nf->ns.nsid, &nf->ns))) {
-			log_err("nvmeof: %s\n", nvmf_lane_err(probe));
-			break;
-		}
-		nf->lba_shift = (unsigned)__builtin_ctz(nf->ns.lba_size);
-		f->filetype = FIO_TYPE_BLOCK;
-		f->real_file_size = nf->ns.nsze * nf->ns.lba_size;
-		fio_file_set_size_known(f);
 	}
-	nvmf_lane_destroy(probe);
+	if (!rc)
+		rc = nvmeof_probe(td);
 	if (rc)
 		td_verror(td, -rc, "nvmeof setup");
 	return rc ? 1 : 0;
