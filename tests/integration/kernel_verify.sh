@@ -55,7 +55,7 @@ verify_pass() {
 		--ioengine=libaio --direct=1 --iodepth=16 \
 		--rw="$rw" --bs="$bs" --offset="$offset" --size="$size" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
-		--output-format=json --output="$RESULTS/$name.json"
+		--output-format=json --output="$RESULTS/$name.json" --eta=never
 	local rc=$?
 	if [ $rc = 0 ] && check_report "$name"; then
 		return 0
@@ -72,7 +72,7 @@ verify_pass ns512-4k    "$NVME_DEV_512" randwrite 4k   0    32m
 verify_pass ns512-128k  "$NVME_DEV_512" write     128k 64m  64m
 verify_pass ns512-512   "$NVME_DEV_512" randwrite 512  128m 4m
 
-if dmesg | grep -iE 'nvme.*(error|timeout|reset|I/O)' | tail -n 5 | grep .; then
+if dmesg | grep -iE 'nvme.*(error|timeout|reset|abort)' | tail -n 5 | grep .; then
 	echo "(kernel messages above, for information)"
 fi
 if [ -n "$failed" ]; then

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Data-path proof against the kernel NVMe/RDMA target: fio verify through the engine.
+. "$(dirname "$0")/lib.sh"
+V="--verify_fatal=1 --do_verify=1"
+S=16m
+
+# verify kinds x directions
+for v in crc32c md5 pattern; do
+	vo="--verify=$v"; [ $v = pattern ] && vo="--verify=pattern --verify_pattern=0x5aa5c33c"
+	run_fio "write-$v"     rw $NVMEOF --name=w --rw=write --bs=64k --size=$S --iodepth=8 $vo $V
+	run_fio "randwrite-$v" rw $NVMEOF --name=w --rw=randwrite --bs=4k --size=$S --iodepth=16 $vo $V
+done
+# randrw with verify: a written region, then mixed traffic verified inline
+run_fio randrw-crc32c rw $NVMEOF --name=w --rw=randrw --rwmixread=50 --bs=8k --size=$S \
+	--iodepth=16 --verify=crc32c --verify_backlog=64 --verify_fatal=1 --number_ios=2048
+
+# block sizes from 512 B to 4 MiB (MDTS is 1 MiB: 2m and 4m split into several commands)
+for bs in 512 4k 128k 1m 2m 4m; do
+	ns=1; [ $bs = 512 ] && ns=$NS_512
+	run_fio "bs-$bs" rw $NVMEOF --nsid=$ns --name=w --rw=write --bs=$bs --size=32m --iodepth=4 \
+		--verify=crc32c $V
+done
+run_fio bsrange rw $NVMEOF --name=w --rw=randwrite --bsrange=4k-2m --size=32m --iodepth=8 \
+	--verify=crc32c $V
+run_fio bssplit rw $NVMEOF --name=w --rw=randwrite --bssplit=4k/50:64k/30:1m/15:3m/5 --size=32m \
+	--iodepth=8 --verify=md5 $V
+
+# queue depths
+for qd in 1 2 32 128; do
+	run_fio "iodepth-$qd" rw $NVMEOF --name=w --rw=randwrite --bs=4k --size=8m --iodepth=$qd \
+		--iodepth_batch_submit=$(( qd > 8 ? 8 : 1 )) --verify=crc32c $V
+done
+
+# lanes: numjobs in process and thread mode, each job its own region
+for mode in process thread; do
+	t=""; [ $mode = thread ] && t="--thread=1"
+	for nj in 2 4; do
+		run_fio "numjobs-$nj-$mode" rw $NVMEOF $t --name=w --rw=randwrite --bs=4k --size=4m \
+			--offset_increment=4m --numjobs=$nj --iodepth=8 --verify=crc32c $V --group_reporting
+	done
+done
+
+# the 512-byte-LBA namespace
+run_fio lba512-randwrite rw $NVMEOF --nsid=$NS_512 --name=w --rw=randwrite --bs=512 --size=4m \
+	--iodepth=16 --verify=crc32c $V
+
+# in-capsule writes off by option (the target offers 4 KiB)
+run_fio inline-off rw $NVMEOF --inline_data=off --name=w --rw=randwrite --bs=4k --size=8m \
+	--iodepth=16 --verify=crc32c $V
+
+# event completion mode
+run_fio completion-event rw $NVMEOF --completion=event --name=w --rw=randwrite --bs=4k --size=8m \
+	--iodepth=16 --verify=crc32c $V
+
+# fio buffer allocators
+echo 64 > /proc/sys/vm/nr_hugepages 2>/dev/null
+for mem in malloc mmap mmaphuge shmhuge; do
+	run_fio "mem-$mem" rw $NVMEOF --mem=$mem --name=w --rw=write --bs=128k --size=8m \
+		--iodepth=4 --verify=crc32c $V
+done
+
+# trim, then every trimmed block reads back as zeroes
+run_fio trim-verify-zero rwt $NVMEOF --name=w --rw=write --bs=4k --size=8m --iodepth=8 \
+	--verify=crc32c --trim_percentage=50 --trim_verify_zero=1 --trim_backlog=1 $V
+# trim alone
+run_fio trim rw $NVMEOF --name=prep --rw=write --bs=64k --size=8m --iodepth=4 \
+	--name=t --stonewall --rw=randtrim --bs=64k --size=8m --iodepth=4 \
+	--name=r --stonewall --rw=read --bs=64k --size=8m --iodepth=4
+# flush: fsync and fdatasync every few writes
+run_fio fsync rw $NVMEOF --name=w --rw=randwrite --bs=4k --size=4m --iodepth=8 --fsync=8 \
+	--verify=crc32c $V
+run_fio fdatasync rw $NVMEOF --name=w --rw=write --bs=4k --size=4m --iodepth=1 --fdatasync=4 \
+	--verify=crc32c $V
+
+# an SPDK plugin style filename (transport ID, fio's \: escaping), no traddr/subnqn options
+tid="trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$TARGET_PORT subnqn=${NQN//:/\\:} ns=$NS_512"
+run_fio spdk-filename rw --ioengine=external:$ENG "--filename=$tid" --name=w --rw=randwrite \
+	--bs=4k --size=4m --iodepth=8 --verify=crc32c $V
+# two namespaces of one subsystem in one job (one lane)
+tid1="trtype=RDMA traddr=$TARGET_IP trsvcid=$TARGET_PORT subnqn=${NQN//:/\\:} ns=1"
+run_fio two-namespaces rw --ioengine=external:$ENG "--filename=$tid1:$tid" --name=w \
+	--rw=randwrite --bs=4k --size=8m --iodepth=8 --verify=crc32c $V
+# the second subsystem
+run_fio subsystem2 rw --ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN2 --name=w \
+	--rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c $V
+
+suite_end engine_verify

@@ -1,0 +1,60 @@
+# lib.sh - shared by the guest-side integration suites (sourced inside the testbed guest).
+# Each check prints "PASS name" or "FAIL name: why"; suite_end prints the totals and exits.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+ENG=${ENG:-$REPO/build/libfio_nvmeof.so}
+WORK=$(mktemp -d /tmp/suite.XXXXXX)
+CHECK_JSON="python3 $REPO/tests/integration/fio_json_check.py"
+FIO_TIMEOUT=${FIO_TIMEOUT:-300}
+NVMEOF="--ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN"
+pass=0 fail=0
+
+ok()  { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+# run_fio NAME EXPECT [fio args...]: fio must exit 0 with no job error, and the directions in
+# EXPECT (letters r, w, t) must have moved bytes, per fio's JSON output.
+run_fio() {
+	local name=$1 expect=$2 rc why
+	shift 2
+	timeout -k 5 "$FIO_TIMEOUT" fio --output-format=json --output="$WORK/$name.json" "$@" \
+		>"$WORK/$name.log" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		bad "$name" "fio exited $rc"
+		sed 's/^/    | /' "$WORK/$name.log" | tail -15
+		return
+	fi
+	if why=$($CHECK_JSON "$WORK/$name.json" "$expect" 2>&1); then
+		ok "$name ($why)"
+	else
+		bad "$name" "$why"
+	fi
+}
+
+# expect_fail NAME REGEX [fio args...]: fio must exit non-zero, print a line matching REGEX,
+# and not crash (no signal exit, no sanitizer/abort text).
+expect_fail() {
+	local name=$1 re=$2 rc
+	shift 2
+	timeout -k 5 "$FIO_TIMEOUT" fio "$@" >"$WORK/$name.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		bad "$name" "fio exited 0"
+	elif [ $rc -ge 124 ]; then
+		bad "$name" "fio exited $rc (timeout or signal)"
+	elif grep -qiE 'segmentation|core dumped|AddressSanitizer|Assertion' "$WORK/$name.log"; then
+		bad "$name" "crash text in output"
+	elif ! grep -qE "$re" "$WORK/$name.log"; then
+		bad "$name" "no line matching /$re/"
+	else
+		ok "$name: $(grep -m1 -E "$re" "$WORK/$name.log")"
+		return
+	fi
+	sed 's/^/    | /' "$WORK/$name.log" | tail -15
+}
+
+suite_end() {
+	echo "$1: $pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit $?
+}
