@@ -32,5 +32,14 @@ if [ $rc != 0 ] && echo "$out" | grep -q "fio-nvmeof: built for fio-0.0-not-this
 else
 	bad "a job refuses to load an engine built for another fio (rc=$rc)"; echo "$out" | sed 's/^/    | /'
 fi
+# Every shipped job file parses with the engine loaded (run from the repository root).
+cd "$REPO" || exit 1
+for j in jobs/*.fio; do
+	if out=$(TRADDR=192.0.2.1 SUBNQN=nqn.2026-12.io.example:parse fio --parse-only "$j" 2>&1); then
+		ok "job file $j parses"
+	else
+		bad "job file $j parses"; echo "$out" | sed 's/^/    | /'
+	fi
+done
 echo "engine_load: $pass passed, $fail failed"
 [ $fail = 0 ]
