@@ -98,10 +98,12 @@ integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so
 	@tests/run-tests.sh integration $(sort $(wildcard tests/integration/*.sh))
 
 check: deps
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/check-summary
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory asan
-	@$(MAKE) --no-print-directory integration
+	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory unit
+	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory asan
+	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory integration
+	@awk '{p+=$$2; f+=$$3; s+=$$4} END {printf "check: %d passed, %d failed, %d skipped\n", p, f, s}' $(BUILD)/check-summary
 
 demo: deps
 	@$(MAKE) --no-print-directory $(ENGINE)

@@ -22,4 +22,5 @@ for t in "$@"; do
 	rm -f "$log"
 done
 echo "$label: $pass passed, $fail failed, $skip skipped"
+[ -n "${CHECK_SUMMARY:-}" ] && echo "$label $pass $fail $skip" >> "$CHECK_SUMMARY"
 [ $fail = 0 ] || { echo "$label: failed:$failed"; exit 1; }
