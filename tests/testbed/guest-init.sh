@@ -22,7 +22,7 @@ poweroff_now() {
 	umount "$TESTBED_OUT" 2>/dev/null
 	umount "$TB" 2>/dev/null
 	echo o > /proc/sysrq-trigger
-	sleep 10
+	sleep 10 2>/dev/null
 	exit 1    # PID 1 exiting panics the kernel; with panic=-1 and -no-reboot qemu exits anyway
 }
 

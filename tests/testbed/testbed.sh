@@ -127,7 +127,7 @@ fi
 export PATH=$PATH:/usr/sbin:/sbin
 
 # ------------------------------------------------------------------ process hygiene
-TPID='' TAILPID='' CHILD='' RUN='' DONE=0
+TPID='' TAILPID='' CHILD='' RUN='' DONE=0 tmp=''
 cleanup() {
 	local q
 	[ -n "$CHILD" ] && kill "$CHILD" 2>/dev/null
@@ -141,6 +141,7 @@ cleanup() {
 		if [ -n "$q" ] && grep -q qemu "/proc/$q/comm" 2>/dev/null; then kill -KILL "$q" 2>/dev/null; fi
 	fi
 	[ -n "$TAILPID" ] && kill "$TAILPID" 2>/dev/null
+	[ -n "$tmp" ] && rm -rf "$tmp" "$tmp.cpio.gz"      # an interrupted cache preparation
 	if [ -n "$RUN" ] && [ "$DONE" = 0 ] && [ -d "$RUN" ]; then say "run directory kept: $RUN"; fi
 }
 trap cleanup EXIT
@@ -179,7 +180,7 @@ if [ ! -f "$KDIR/.done" ]; then
 		fallback=$(newest_cached)
 		if [ -n "$fallback" ]; then
 			say "download of linux-image-$KV failed; using the cached kernel $fallback"
-			rm -rf "$tmp"; KV=$fallback; KDIR=$CACHE/kernel-$KV
+			rm -rf "$tmp"; tmp=''; KV=$fallback; KDIR=$CACHE/kernel-$KV
 		else
 			say "apt-get download linux-image-$KV failed: $(grep -E '^(E|W):' "$tmp/download.log" | head -1)"
 			rm -rf "$tmp"; exit $EX_PREREQ
@@ -188,7 +189,7 @@ if [ ! -f "$KDIR/.done" ]; then
 		dpkg -x "$tmp"/linux-image-*.deb "$tmp/root" && rm -f "$tmp"/linux-image-*.deb &&
 			depmod -b "$tmp/root" "$KV" && [ -f "$tmp/root/boot/vmlinuz-$KV" ] ||
 			{ say "unpacking linux-image-$KV failed"; rm -rf "$tmp"; exit $EX_PREREQ; }
-		rm -rf "$KDIR"; mv "$tmp" "$KDIR"; touch "$KDIR/.done"
+		rm -rf "$KDIR"; mv "$tmp" "$KDIR"; touch "$KDIR/.done"; tmp=''
 	fi
 fi
 VMLINUZ=$KDIR/root/boot/vmlinuz-$KV
@@ -212,7 +213,7 @@ if [ ! -f "$INITRD" ]; then
 	done
 	(cd "$tmp" && rm deps && find . | cpio -o -H newc --quiet | gzip -1) > "$tmp.cpio.gz" &&
 		mv "$tmp.cpio.gz" "$INITRD" || { say "initramfs build failed"; rm -rf "$tmp" "$tmp.cpio.gz"; exit $EX_PREREQ; }
-	rm -rf "$tmp"
+	rm -rf "$tmp"; tmp=''
 fi
 flock -u 9; exec 9>&-
 
@@ -251,7 +252,7 @@ timeout -k 10 "$BOOT_TIMEOUT" qemu-system-x86_64 \
 	< /dev/null > "$RUN/console.log" 2>&1 &
 TPID=$!
 # stream the console (kernel warnings, guest-init lines, the command's output) to stdout
-tail -s 0.3 -n +1 -F --pid="$TPID" "$RUN/console.log" 2>/dev/null | tr -d '\r' &
+tail -s 0.3 -n +1 -F --pid="$TPID" "$RUN/console.log" 2>/dev/null | sed -u 's/\r$//' &
 TAILPID=$!
 wait "$TPID"
 qrc=$?
