@@ -115,3 +115,4 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+.SECONDARY:

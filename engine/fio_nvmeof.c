@@ -583,6 +583,12 @@ static int fio_nvmeof_init(struct thread_data *td)
 				parts = p;
 		}
 	}
+	if (td_trim(td) && !(in->oncs & NVME_ID_CTRL_ONCS_DSM)) {
+		log_err("nvmeof: the controller does not support Dataset Management (ONCS 0x%04x): "
+			"trims are not possible\n", in->oncs);
+		td_verror(td, EOPNOTSUPP, "nvmeof init");
+		goto fail;
+	}
 	need = parts;
 	if (need > ld->q->max_inflight) {
 		log_err("nvmeof: bs %llu needs %u commands (MDTS %u bytes) but the I/O queue holds "

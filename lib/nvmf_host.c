@@ -21,15 +21,20 @@ static int nvmf_hexval(int c)
 
 int nvmf_uuid_parse(const char *s, uint8_t out[16])
 {
-	unsigned n = 0;
+	unsigned n = 0, dashes = 0, last_dash = 0;
 
 	if (!s)
 		return -EINVAL;
 	for (const char *p = s; *p; p++) {
 		int hi, lo;
 
-		if (*p == '-' && (n == 4 || n == 6 || n == 8 || n == 10))
+		/* At most one dash at each of the four canonical places (checked below: all
+		 * four or none). */
+		if (*p == '-' && (n == 4 || n == 6 || n == 8 || n == 10) && n != last_dash) {
+			last_dash = n;
+			dashes++;
 			continue;
+		}
 		if (n == 16)
 			return -EINVAL;
 		hi = nvmf_hexval((unsigned char)p[0]);
@@ -39,7 +44,7 @@ int nvmf_uuid_parse(const char *s, uint8_t out[16])
 		out[n++] = (uint8_t)(hi << 4 | lo);
 		p++;
 	}
-	return n == 16 ? 0 : -EINVAL;
+	return n == 16 && (dashes == 0 || dashes == 4) ? 0 : -EINVAL;
 }
 
 void nvmf_uuid_format(const uint8_t u[16], char *buf, size_t len)
@@ -53,6 +58,7 @@ void nvmf_uuid_format(const uint8_t u[16], char *buf, size_t len)
 static int nvmf_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
+	char *p;
 	size_t n;
 
 	if (!f)
@@ -65,7 +71,12 @@ static int nvmf_read_line(const char *path, char *buf, size_t len)
 	n = strlen(buf);
 	while (n && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = 0;
-	return n ? 0 : -ENODATA;
+	/* Leading blanks too: they are no part of an NQN or a UUID. */
+	for (p = buf; isspace((unsigned char)*p); p++)
+		;
+	if (p != buf)
+		memmove(buf, p, strlen(p) + 1);
+	return buf[0] ? 0 : -ENODATA;
 }
 
 /* 128-bit FNV-1a style mix, formatted as an RFC 4122 name-based UUID: stable per machine. */

@@ -13,9 +13,14 @@ static uint64_t nvmf_io_blocks_per_cmd(const struct nvmf_io *io, const struct nv
 
 	switch (io->op) {
 	case NVMF_IO_READ:
-	case NVMF_IO_WRITE:
-		b = (uint64_t)lim->max_xfer >> io->lba_shift;
+	case NVMF_IO_WRITE: {
+		/* One keyed SGL describes at most 2^24 - 1 bytes, whatever max_xfer says. */
+		uint32_t bytes = lim->max_xfer < NVME_SGL_KEYED_MAX_LEN ? lim->max_xfer
+									 : NVME_SGL_KEYED_MAX_LEN;
+
+		b = (uint64_t)bytes >> io->lba_shift;
 		return b > NVMF_RW_MAX_NLB ? NVMF_RW_MAX_NLB : b;
+	}
 	case NVMF_IO_TRIM:
 		return NVMF_DSM_MAX_NLB;
 	default:
@@ -57,7 +62,9 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 		uint64_t nlb = left < per ? left : per;
 		uint64_t off = done_blocks << io->lba_shift;
 		uint32_t len = (uint32_t)(nlb << io->lba_shift);
-		uint8_t *data = (uint8_t *)io->buf + off;
+		/* Only reads and writes have a buffer (flush/trim may pass NULL: no arithmetic on it). */
+		uint8_t *data = io->op == NVMF_IO_READ || io->op == NVMF_IO_WRITE ?
+				(uint8_t *)io->buf + off : NULL;
 		struct nvme_dsm_range *r;
 
 		switch (io->op) {

@@ -67,7 +67,6 @@ struct nvmf_queue {
 	unsigned               depth;        /* slots = entries of the submission queue */
 	unsigned               max_inflight; /* depth - 1: a full NVMe queue holds depth-1 */
 	unsigned               slot_bits;
-	uint16_t               gen;          /* upper CID bits: catches stale/duplicate responses */
 	struct nvme_sqe       *sqes;         /* capsules, one per slot */
 	struct nvme_cqe       *rsps;         /* receive buffers, one per slot */
 	struct nvme_dsm_range *dsm;          /* per-slot DSM range (remotely read by the target) */

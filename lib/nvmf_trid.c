@@ -22,6 +22,7 @@ static int nvmf_trid_set(char *dst, size_t len, const char *key, const char *val
 int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen)
 {
 	char buf[1024], *save = NULL, *tok;
+	const char *p;
 	size_t o = 0;
 	int rc = 0;
 
@@ -30,12 +31,17 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 	if (!s || !strchr(s, '='))
 		return 0;
 	/* Undo fio's "\:" escaping; split on blanks. */
-	for (const char *p = s; *p && o + 1 < sizeof(buf); p++) {
+	for (p = s; *p && o + 1 < sizeof(buf); p++) {
 		if (p[0] == '\\' && p[1] == ':')
 			continue;
 		buf[o++] = *p;
 	}
 	buf[o] = 0;
+	if (*p) {
+		/* Cutting it would silently shorten whatever value is at the cut. */
+		snprintf(err, errlen, "transport ID: longer than %zu characters", sizeof(buf) - 1);
+		return -EINVAL;
+	}
 	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		char *val = strchr(tok, '=');
 
@@ -67,7 +73,7 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 			rc = nvmf_trid_set(t->subnqn, sizeof(t->subnqn), "subnqn", val, err, errlen);
 		} else if (!strcasecmp(tok, "ns")) {
 			char *end;
-			unsigned long v = strtoul(val, &end, 0);
+			unsigned long v = strtoul(val, &end, 10);
 
 			if (*end || !*val || v == 0 || v >= 0xffffffffUL) {
 				snprintf(err, errlen, "transport ID: ns=%s is not a namespace ID", val);

@@ -44,6 +44,18 @@ done
 run_fio lba512-randwrite rw $NVMEOF --nsid=$NS_512 --name=w --rw=randwrite --bs=512 --size=4m \
 	--iodepth=16 --verify=crc32c $V
 
+# the lane negotiated in-capsule writes with this port (4 KiB)
+fio $NVMEOF --name=w --rw=randwrite --bs=4k --size=1m --iodepth=4 >"$WORK/startline.log" 2>&1
+if grep -q 'nvmeof: w: .* in-capsule 4096 B' "$WORK/startline.log"; then
+	ok "in-capsule 4096 B negotiated: $(grep -m1 'nvmeof: w:' "$WORK/startline.log")"
+else
+	bad "in-capsule negotiation" "no 'in-capsule 4096 B' in the start line"
+	sed 's/^/    | /' "$WORK/startline.log" | head
+fi
+fio $NVMEOF --inline_data=off --name=w --rw=randwrite --bs=4k --size=1m --iodepth=4 >"$WORK/startline2.log" 2>&1
+grep -q 'nvmeof: w: .* in-capsule 0 B' "$WORK/startline2.log" && ok "inline_data=off reports in-capsule 0 B" ||
+	bad "inline_data=off" "start line does not say in-capsule 0 B"
+
 # in-capsule writes off by option (the target offers 4 KiB)
 run_fio inline-off rw $NVMEOF --inline_data=off --name=w --rw=randwrite --bs=4k --size=8m \
 	--iodepth=16 --verify=crc32c $V

@@ -1,0 +1,603 @@
+/* test_io.c - one user I/O as NVMe commands (lib/nvmf_io.c): splitting, the SQE bytes of each
+ * part at NVMe spec offsets (as posted, copied by the scripted peer), in-capsule vs keyed
+ * data, trim via the per-slot DSM range, flush, all-or-nothing staging, and collecting the
+ * parts' completions. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvmf_io.h"
+#include "nvmf_queue.h"
+#include "nvmf_spec.h"
+
+#include "check.h"
+#include "scripted_peer.h"
+
+#define KiB 1024u
+#define MiB (1024u * 1024u)
+
+static struct scripted_peer peer;
+
+static int all_zero(const uint8_t *b, size_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[off + i])
+			return 0;
+	return 1;
+}
+
+static void setup(struct nvmf_queue *q, unsigned depth)
+{
+	CHECK_EQ(nvmf_queue_init(q, 1, depth), 0);
+	sp_attach(&peer, q);
+	CHECK_EQ(nvmf_queue_post_recvs(q), 0);
+}
+
+static struct nvmf_io mk_io(uint8_t op, uint8_t lba_shift, uint32_t nsid, uint64_t slba,
+			    uint64_t nlb, void *buf)
+{
+	struct nvmf_io io;
+
+	memset(&io, 0, sizeof(io));
+	io.op = op;
+	io.lba_shift = lba_shift;
+	io.nsid = nsid;
+	io.slba = slba;
+	io.nlb = nlb;
+	io.buf = buf;
+	io.lkey = 0x1111aaaa;
+	io.rkey = 0xc0ffee42;
+	return io;
+}
+
+static void test_nr_cmds(void)
+{
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io io;
+
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, (4 * MiB) >> 9, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 4);
+	io.nlb = ((4 * MiB) >> 9) + 1;                 /* not a multiple: ceil */
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 5);
+	io.nlb = ((1 * MiB) >> 9) - 1;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = (1 * MiB) >> 9;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = 1;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.op = NVMF_IO_WRITE;
+	io.nlb = ((3 * MiB) >> 9) + 7;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 4);
+	/* 4 KiB LBAs */
+	io = mk_io(NVMF_IO_READ, 12, 1, 0, (4 * MiB) >> 12, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 4);
+	io.nlb = ((4 * MiB) >> 12) - 1;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 4);
+	/* max_xfer smaller than one block: unusable */
+	lim.max_xfer = 256;
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 8, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 0);
+	lim.max_xfer = 1 * MiB;
+	/* nothing to transfer */
+	io.nlb = 0;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 0);
+	/* flush is always one command; trim counts 32-bit ranges, ignoring max_xfer */
+	io = mk_io(NVMF_IO_FLUSH, 9, 1, 0, 0, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io = mk_io(NVMF_IO_TRIM, 9, 1, 0, 1ull << 30, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = 0xffffffffull;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = 0x100000000ull;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 2);
+}
+
+/* Per command: NLB is 16 bits (at most 65536 blocks) AND the keyed SGL length is 24 bits
+ * (at most 16 MiB - 1), whatever max_xfer says. */
+static void test_nr_cmds_caps(void)
+{
+	struct nvmf_io_limits lim = { .max_xfer = 0x80000000u, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io io;
+	/* 512-byte LBA: 16 MiB - 1 byte holds 32767 blocks; 4 KiB LBA: 4095 */
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 32767, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = 32768;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 2);
+	io.nlb = 65536;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 3);
+	io = mk_io(NVMF_IO_WRITE, 12, 1, 0, 4095, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = 4096;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 2);
+	/* the 16-bit NLB cap binds when the block is small enough for it to matter */
+	io = mk_io(NVMF_IO_READ, 7, 1, 0, 65536, NULL);
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 1);
+	io.nlb = 65537;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 2);
+	io.nlb = 3 * 65536;
+	CHECK_EQ(nvmf_io_nr_cmds(&io, &lim), 3);
+}
+
+/* Check every posted part of a keyed read/write covering [slba, slba+nlb) from buf. */
+static void check_keyed_parts(const struct nvmf_io *io, unsigned first, unsigned n,
+			      uint8_t opc, uint64_t max_blocks_per_part)
+{
+	uint64_t next_lba = io->slba;
+	uint64_t next_addr = (uint64_t)(uintptr_t)io->buf;
+	uint64_t total = 0;
+
+	for (unsigned i = first; i < first + n && i < peer.nr_sends; i++) {
+		const uint8_t *b = peer.sends[i].sqe;
+		uint64_t nlb = raw_le(b, 48, 2) + 1;
+		uint64_t len = raw_le(b, 32, 3);
+
+		CHECK_EQ(b[0], opc);
+		CHECK_EQ(b[1], 0x40);                          /* PSDT: SGL */
+		CHECK_EQ(raw_le(b, 4, 4), io->nsid);
+		CHECK_EQ(raw_le(b, 40, 8), next_lba);          /* SLBA, CDW10..11 */
+		CHECK_EQ(raw_le(b, 50, 2), 0);                 /* CDW12 upper: no FUA/LR/PRINFO */
+		CHECK(nlb <= max_blocks_per_part);
+		CHECK(nlb <= 65536);
+		CHECK_EQ(raw_le(b, 24, 8), next_addr);         /* keyed SGL address */
+		CHECK_EQ(len, nlb << io->lba_shift);            /* 24-bit length */
+		CHECK(len > 0 && len <= 0xffffff);
+		CHECK_EQ(raw_le(b, 35, 4), io->rkey);          /* key */
+		CHECK_EQ(b[39], 0x40);                         /* keyed data block, address */
+		CHECK_EQ(raw_le(b, 16, 8), 0);                 /* MPTR */
+		CHECK(all_zero(b, 52, 12));                    /* CDW13..15 */
+		CHECK(peer.sends[i].inline_addr == NULL);
+		CHECK_EQ(peer.sends[i].inline_len, 0);
+		next_lba += nlb;
+		next_addr += len;
+		total += nlb;
+	}
+	CHECK_EQ(total, io->nlb);
+}
+
+static void test_read_split(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 16 * KiB, .dsm_rkey = 7 };
+	uint8_t *buf = malloc(4 * MiB + 4 * KiB);
+	struct nvmf_io io;
+
+	setup(&q, 16);
+	/* 4 MiB at 512 B: 4 parts of 2048 blocks */
+	io = mk_io(NVMF_IO_READ, 9, 0x01020304, 0x0000123456789000ull, (4 * MiB) >> 9, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(io.parts_left, 4);
+	CHECK_EQ(nvmf_queue_available(&q), 15 - 4);
+	CHECK_EQ(nvmf_queue_flush(&q), 4);
+	CHECK_EQ(peer.post_sends_calls, 1);
+	CHECK_EQ(peer.nr_sends, 4);
+	check_keyed_parts(&io, 0, 4, 0x02, 2048);
+	for (unsigned i = 0; i < 4 && i < peer.nr_sends; i++) {
+		CHECK_EQ(raw_le(peer.sends[i].sqe, 48, 2), 2047);
+		CHECK_EQ(raw_le(peer.sends[i].sqe, 40, 8), 0x0000123456789000ull + 2048ull * i);
+		CHECK_EQ(raw_le(peer.sends[i].sqe, 24, 8), (uint64_t)(uintptr_t)(buf + i * MiB));
+		CHECK_EQ(raw_le(peer.sends[i].sqe, 32, 3), 1 * MiB);
+		CHECK_EQ(raw_le(peer.sends[i].sqe, 35, 4), 0xc0ffee42);
+		/* CIDs: distinct, stamped */
+		for (unsigned j = 0; j < i; j++)
+			CHECK(sp_send_cid(&peer, i) != sp_send_cid(&peer, j));
+	}
+	nvmf_queue_fini(&q);
+
+	/* 4 KiB LBAs, not a multiple: 4 MiB + 4 KiB -> 5 parts, the last one block */
+	setup(&q, 16);
+	io = mk_io(NVMF_IO_READ, 12, 9, 1000, ((4 * MiB) >> 12) + 1, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 5);
+	CHECK_EQ(peer.nr_sends, 5);
+	check_keyed_parts(&io, 0, 5, 0x02, 256);
+	if (peer.nr_sends == 5) {
+		CHECK_EQ(raw_le(peer.sends[4].sqe, 48, 2), 0);
+		CHECK_EQ(raw_le(peer.sends[4].sqe, 32, 3), 4096);
+		CHECK_EQ(raw_le(peer.sends[4].sqe, 40, 8), 1000 + 1024);
+	}
+	nvmf_queue_fini(&q);
+
+	/* reads are never in-capsule, however small */
+	setup(&q, 4);
+	io = mk_io(NVMF_IO_READ, 9, 1, 5, 1, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	if (peer.nr_sends == 1) {
+		CHECK_EQ(peer.sends[0].sqe[39], 0x40);
+		CHECK(peer.sends[0].inline_addr == NULL);
+		CHECK_EQ(peer.sends[0].inline_len, 0);
+	}
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
+/* max_xfer beyond what one keyed SGL can describe: every part must still be a well-formed
+ * command whose SGL length matches its NLB. */
+static void test_split_huge_max_xfer(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 64 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	uint8_t *buf = malloc(64 * MiB);
+	struct nvmf_io io;
+	unsigned n;
+
+	setup(&q, 32);
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, (64 * MiB) >> 9, buf);
+	n = nvmf_io_nr_cmds(&io, &lim);
+	CHECK_EQ(n, (131072 + 32766) / 32767);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), (int)n);
+	CHECK_EQ(peer.nr_sends, n);
+	check_keyed_parts(&io, 0, n, 0x02, 32767);
+	nvmf_queue_fini(&q);
+
+	setup(&q, 32);
+	io = mk_io(NVMF_IO_WRITE, 12, 1, 77, (64 * MiB) >> 12, buf);
+	n = nvmf_io_nr_cmds(&io, &lim);
+	CHECK_EQ(n, (16384 + 4094) / 4095);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), (int)n);
+	check_keyed_parts(&io, 0, n, 0x01, 4095);
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
+static void check_inline_part(unsigned i, const void *addr, uint32_t len, uint32_t lkey)
+{
+	const uint8_t *b = peer.sends[i].sqe;
+
+	CHECK_EQ(b[0], 0x01);
+	CHECK_EQ(b[1], 0x40);
+	CHECK_EQ(b[39], 0x01);                 /* data block, offset into in-capsule data */
+	CHECK_EQ(raw_le(b, 24, 8), 0);         /* offset 0 */
+	CHECK_EQ(raw_le(b, 32, 4), len);       /* 32-bit length */
+	CHECK_EQ(raw_le(b, 36, 3), 0);         /* reserved */
+	CHECK(peer.sends[i].inline_addr == addr);
+	CHECK_EQ(peer.sends[i].inline_len, len);
+	CHECK_EQ(peer.sends[i].inline_lkey, lkey);
+}
+
+static void test_write_inline_vs_keyed(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB, .dsm_rkey = 0 };
+	uint8_t *buf = malloc(512 * KiB);
+	struct nvmf_io io;
+
+	setup(&q, 16);
+	/* 4 KiB: in-capsule */
+	io = mk_io(NVMF_IO_WRITE, 9, 3, 0x4242, 8, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	/* exactly inline_max: in-capsule */
+	io = mk_io(NVMF_IO_WRITE, 9, 3, 0x5000, 16, buf + 64 * KiB);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	/* one block over inline_max: keyed */
+	io = mk_io(NVMF_IO_WRITE, 9, 3, 0x6000, 17, buf + 128 * KiB);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 3);
+	CHECK_EQ(peer.nr_sends, 3);
+	if (peer.nr_sends == 3) {
+		check_inline_part(0, buf, 4096, 0x1111aaaa);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 4, 4), 3);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 40, 8), 0x4242);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 48, 2), 7);
+		check_inline_part(1, buf + 64 * KiB, 8192, 0x1111aaaa);
+		CHECK_EQ(raw_le(peer.sends[1].sqe, 48, 2), 15);
+		io = mk_io(NVMF_IO_WRITE, 9, 3, 0x6000, 17, buf + 128 * KiB);
+		check_keyed_parts(&io, 2, 1, 0x01, 17);
+	}
+	nvmf_queue_fini(&q);
+
+	/* inline_max 0: never in-capsule */
+	lim.inline_max = 0;
+	setup(&q, 4);
+	io = mk_io(NVMF_IO_WRITE, 9, 3, 1, 1, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	if (peer.nr_sends == 1)
+		check_keyed_parts(&io, 0, 1, 0x01, 1);
+	nvmf_queue_fini(&q);
+
+	/* split write: full parts keyed, a small tail part in-capsule at its own offset */
+	lim.inline_max = 8 * KiB;
+	setup(&q, 8);
+	io = mk_io(NVMF_IO_WRITE, 9, 3, 100, ((256 + 4) * KiB) >> 9, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 3);
+	if (peer.nr_sends == 3) {
+		struct nvmf_io head = io;
+
+		head.nlb = (256 * KiB) >> 9;
+		check_keyed_parts(&head, 0, 2, 0x01, 256);
+		check_inline_part(2, buf + 256 * KiB, 4096, 0x1111aaaa);
+		CHECK_EQ(raw_le(peer.sends[2].sqe, 40, 8), 100 + 512);
+		CHECK_EQ(raw_le(peer.sends[2].sqe, 48, 2), 7);
+	}
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
+static void test_trim(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB,
+				      .dsm_rkey = 0xd5d5d5d5 };
+	struct nvmf_io io;
+
+	setup(&q, 8);
+	memset(q.dsm, 0xee, 8 * 16); /* the builder must write every byte of the range */
+	io = mk_io(NVMF_IO_TRIM, 9, 5, 0x0000abcd00001000ull, 0x80000, NULL);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	CHECK_EQ(peer.nr_sends, 1);
+	if (peer.nr_sends == 1) {
+		const uint8_t *b = peer.sends[0].sqe;
+		unsigned slot = peer.sends[0].slot;
+		const uint8_t *r = (const uint8_t *)&q.dsm[slot];
+
+		CHECK_EQ(b[0], 0x09);
+		CHECK_EQ(b[1], 0x40);
+		CHECK_EQ(raw_le(b, 4, 4), 5);
+		CHECK_EQ(raw_le(b, 40, 4), 0);             /* NR: one range, 0's based */
+		CHECK_EQ(raw_le(b, 44, 4) & 0x4, 0x4);     /* AD */
+		CHECK_EQ(raw_le(b, 44, 4), 0x4);           /* and no IDR/IDW */
+		CHECK(all_zero(b, 48, 16));
+		CHECK_EQ(raw_le(b, 24, 8), (uint64_t)(uintptr_t)r);
+		CHECK_EQ(raw_le(b, 32, 3), 16);
+		CHECK_EQ(raw_le(b, 35, 4), 0xd5d5d5d5);
+		CHECK_EQ(b[39], 0x40);
+		CHECK(peer.sends[0].inline_addr == NULL);
+		CHECK_EQ(raw_le(r, 0, 4), 0);              /* context attributes */
+		CHECK_EQ(raw_le(r, 4, 4), 0x80000);        /* NLB, not 0's based */
+		CHECK_EQ(raw_le(r, 8, 8), 0x0000abcd00001000ull);
+	}
+	nvmf_queue_fini(&q);
+
+	/* beyond one 32-bit range: two commands, each with its own slot's range */
+	setup(&q, 8);
+	io = mk_io(NVMF_IO_TRIM, 12, 5, 10, 0x100000005ull, NULL);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 2);
+	if (peer.nr_sends == 2) {
+		const uint8_t *r0 = (const uint8_t *)&q.dsm[peer.sends[0].slot];
+		const uint8_t *r1 = (const uint8_t *)&q.dsm[peer.sends[1].slot];
+
+		CHECK(peer.sends[0].slot != peer.sends[1].slot);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 24, 8), (uint64_t)(uintptr_t)r0);
+		CHECK_EQ(raw_le(peer.sends[1].sqe, 24, 8), (uint64_t)(uintptr_t)r1);
+		CHECK_EQ(raw_le(r0, 4, 4), 0xffffffffu);
+		CHECK_EQ(raw_le(r0, 8, 8), 10);
+		CHECK_EQ(raw_le(r1, 4, 4), 6);
+		CHECK_EQ(raw_le(r1, 8, 8), 10 + 0xffffffffull);
+	}
+	nvmf_queue_fini(&q);
+}
+
+static void test_flush(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB, .dsm_rkey = 9 };
+	struct nvmf_io io;
+
+	setup(&q, 4);
+	memset(q.sqes, 0xee, 4 * 64);
+	io = mk_io(NVMF_IO_FLUSH, 9, 0xfeedf00d, 0, 0, NULL);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(io.parts_left, 1);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	if (peer.nr_sends == 1) {
+		const uint8_t *b = peer.sends[0].sqe;
+
+		CHECK_EQ(b[0], 0x00);
+		CHECK_EQ(b[1], 0x40);
+		CHECK_EQ(raw_le(b, 4, 4), 0xfeedf00d);
+		CHECK(all_zero(b, 8, 16));
+		CHECK_EQ(raw_le(b, 24, 8), 0);             /* no data */
+		CHECK_EQ(raw_le(b, 32, 7), 0);
+		CHECK_EQ(raw_le(b, 40, 8), 0);
+		CHECK(all_zero(b, 48, 16));
+		CHECK(peer.sends[0].inline_addr == NULL);
+	}
+	nvmf_queue_fini(&q);
+}
+
+static void test_busy_and_invalid(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	uint8_t *buf = malloc(4 * MiB);
+	struct nvmf_io io;
+	struct nvmf_req *held;
+
+	/* depth 4 holds 3: a 4-part I/O does not fit */
+	setup(&q, 4);
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, (4 * MiB) >> 9, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EBUSY);
+	CHECK_EQ(nvmf_queue_available(&q), 3);
+	CHECK_EQ(q.nr_staged, 0);
+	CHECK_EQ(q.nr_inflight, 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 0);
+	CHECK_EQ(peer.nr_sends, 0);
+	nvmf_queue_fini(&q);
+
+	/* 3 parts, 2 free slots */
+	setup(&q, 4);
+	held = nvmf_queue_get(&q, NULL);
+	CHECK(held != NULL);
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, (3 * MiB) >> 9, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EBUSY);
+	CHECK_EQ(nvmf_queue_available(&q), 2);
+	CHECK_EQ(q.nr_staged, 0);
+	/* 2 parts fit exactly */
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, (2 * MiB) >> 9, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_available(&q), 0);
+	CHECK_EQ(q.nr_staged, 2);
+	nvmf_queue_fini(&q);
+
+	/* malformed */
+	setup(&q, 8);
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 0, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EINVAL);
+	io = mk_io(NVMF_IO_TRIM, 9, 1, 0, 0, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EINVAL);
+	io = mk_io(7, 9, 1, 0, 8, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EINVAL);
+	lim.max_xfer = 256;
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 8, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EINVAL);
+	CHECK_EQ(nvmf_queue_available(&q), 7);
+	CHECK_EQ(q.nr_staged, 0);
+
+	/* a fatal queue reports its error */
+	lim.max_xfer = 1 * MiB;
+	peer.poll_rc = -EIO;
+	CHECK_EQ(nvmf_queue_process(&q), -EIO);
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 8, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EIO);
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
+struct done_log {
+	unsigned        calls;
+	struct nvmf_io *io;
+	unsigned        parts_left_at_done;
+};
+
+static void io_done(struct nvmf_io *io, void *arg)
+{
+	struct done_log *d = arg;
+
+	d->calls++;
+	d->io = io;
+	d->parts_left_at_done = io->parts_left;
+}
+
+/* Answer part i (of the recorded sends) with status st. */
+static void answer(unsigned i, uint16_t st)
+{
+	sp_send_done(&peer, peer.sends[i].slot, 0);
+	sp_respond(&peer, sp_send_cid(&peer, i), st, 0);
+}
+
+static void test_completion(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	uint8_t *buf = malloc(4 * MiB);
+	struct nvmf_io_completer cpl;
+	struct done_log dl;
+	struct nvmf_io io;
+
+	/* all parts succeed (one with the phase bit set, which is not an error) */
+	memset(&dl, 0, sizeof(dl));
+	cpl.done = io_done;
+	cpl.arg = &dl;
+	setup(&q, 8);
+	nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, (4 * MiB) >> 9, buf);
+	io.status = 0x1234; /* stale values from a previous use are reset */
+	io.err = -5;
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(io.status, 0);
+	CHECK_EQ(io.err, 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 4);
+	answer(2, 0);
+	answer(0, 0x0001);
+	answer(3, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 3);
+	CHECK_EQ(dl.calls, 0);
+	CHECK_EQ(io.parts_left, 1);
+	answer(1, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 1);
+	CHECK_EQ(dl.calls, 1);
+	CHECK(dl.io == &io);
+	CHECK_EQ(dl.parts_left_at_done, 0);
+	CHECK_EQ(io.status, 0);
+	CHECK_EQ(nvmf_queue_available(&q), 7); /* every part's slot was given back */
+	CHECK_EQ(nvmf_queue_process(&q), 0);
+	CHECK_EQ(dl.calls, 1);
+	nvmf_queue_fini(&q);
+
+	/* failures: the first failing part (in completion order) wins, later ones and later
+	 * successes do not overwrite it */
+	memset(&dl, 0, sizeof(dl));
+	setup(&q, 8);
+	nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+	io = mk_io(NVMF_IO_WRITE, 9, 1, 0, (4 * MiB) >> 9, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 4);
+	answer(1, 0);
+	answer(2, sp_status(NVME_SCT_MEDIA, 0x81, 1) | 1);     /* unrecovered read error, DNR */
+	CHECK_EQ(nvmf_queue_process(&q), 2);
+	CHECK_EQ(io.status, 0x281);
+	CHECK_EQ(io.status_opc, 0x01);
+	answer(0, sp_status(NVME_SCT_GENERIC, 0x04, 0));       /* data transfer error */
+	answer(3, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 2);
+	CHECK_EQ(dl.calls, 1);
+	CHECK_EQ(io.status, 0x281);
+	CHECK_EQ(io.status_opc, 0x01);
+	CHECK_EQ(io.parts_left, 0);
+	CHECK_EQ(nvmf_queue_available(&q), 7);
+	nvmf_queue_fini(&q);
+
+	/* a failing trim records the DSM opcode; generic SC with SCT 0 */
+	memset(&dl, 0, sizeof(dl));
+	setup(&q, 8);
+	nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+	io = mk_io(NVMF_IO_TRIM, 9, 1, 0, 8, NULL);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	answer(0, sp_status(NVME_SCT_GENERIC, 0x02, 0));       /* invalid field */
+	CHECK_EQ(nvmf_queue_process(&q), 1);
+	CHECK_EQ(dl.calls, 1);
+	CHECK_EQ(io.status, 0x002);
+	CHECK_EQ(io.status_opc, 0x09);
+	nvmf_queue_fini(&q);
+
+	/* two I/Os in flight at once, completions interleaved: each done() once, its own */
+	{
+		struct nvmf_io a, b;
+
+		memset(&dl, 0, sizeof(dl));
+		setup(&q, 8);
+		nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+		a = mk_io(NVMF_IO_READ, 9, 1, 0, (2 * MiB) >> 9, buf);
+		b = mk_io(NVMF_IO_WRITE, 9, 1, 8192, (2 * MiB) >> 9, buf + 2 * MiB);
+		CHECK_EQ(nvmf_io_stage(&q, &lim, &a), 0);
+		CHECK_EQ(nvmf_io_stage(&q, &lim, &b), 0);
+		CHECK_EQ(nvmf_queue_flush(&q), 4);
+		answer(3, sp_status(NVME_SCT_PATH, 0x01, 0));
+		answer(0, 0);
+		answer(2, 0);
+		CHECK_EQ(nvmf_queue_process(&q), 3);
+		CHECK_EQ(dl.calls, 1);
+		CHECK(dl.io == &b);
+		CHECK_EQ(b.status, 0x301);
+		CHECK_EQ(b.status_opc, 0x01);
+		answer(1, 0);
+		CHECK_EQ(nvmf_queue_process(&q), 1);
+		CHECK_EQ(dl.calls, 2);
+		CHECK(dl.io == &a);
+		CHECK_EQ(a.status, 0);
+		nvmf_queue_fini(&q);
+	}
+	CHECK_EQ(peer.overflow, 0);
+	free(buf);
+}
+
+int main(void)
+{
+	test_nr_cmds();
+	test_nr_cmds_caps();
+	test_read_split();
+	test_split_huge_max_xfer();
+	test_write_inline_vs_keyed();
+	test_trim();
+	test_flush();
+	test_busy_and_invalid();
+	test_completion();
+	return check_done("test_io");
+}
