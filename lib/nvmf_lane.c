@@ -102,49 +102,45 @@ static struct nvmf_req *nvmf_admin_req(struct nvmf_lane *lane)
 	return req;
 }
 
-static int nvmf_prop_get(struct nvmf_lane *lane, uint32_t ofst, int eight, uint64_t *val)
+/* Property Get (set == 0) or Set of one controller register; Get returns it in *val. */
+static int nvmf_prop(struct nvmf_lane *lane, int set, uint32_t ofst, int eight, uint64_t *val)
 {
 	struct nvmf_req *req = nvmf_admin_req(lane);
+	struct nvme_sqe *c;
 	struct nvme_cqe cqe;
 	char st[128];
 	int rc;
 
 	if (!req)
 		return -EBUSY;
-	nvmf_cmd_prop_get(nvmf_req_sqe(&lane->aq->q, req), ofst, eight);
-	nvme_sqe_set_sgl_none(nvmf_req_sqe(&lane->aq->q, req));
+	c = nvmf_req_sqe(&lane->aq->q, req);
+	if (set)
+		nvmf_cmd_prop_set(c, ofst, eight, *val);
+	else
+		nvmf_cmd_prop_get(c, ofst, eight);
 	rc = nvmf_admin_exec(lane, req, &cqe);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
 		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
-		return nvmf_lane_errf(lane, -EIO, "Property Get 0x%x failed: %s", ofst, st);
+		return nvmf_lane_errf(lane, -EIO, "Property %s 0x%x failed: %s", set ? "Set" : "Get",
+				      ofst, st);
 	}
-	*val = le64toh(cqe.result);
-	if (!eight)
-		*val &= 0xffffffffu;
+	if (!set)
+		*val = eight ? le64toh(cqe.result) : le64toh(cqe.result) & 0xffffffffu;
 	return 0;
+}
+
+static int nvmf_prop_get(struct nvmf_lane *lane, uint32_t ofst, int eight, uint64_t *val)
+{
+	return nvmf_prop(lane, 0, ofst, eight, val);
 }
 
 static int nvmf_prop_set(struct nvmf_lane *lane, uint32_t ofst, uint32_t val)
 {
-	struct nvmf_req *req = nvmf_admin_req(lane);
-	struct nvme_cqe cqe;
-	char st[128];
-	int rc;
+	uint64_t v = val;
 
-	if (!req)
-		return -EBUSY;
-	nvmf_cmd_prop_set(nvmf_req_sqe(&lane->aq->q, req), ofst, 0, val);
-	nvme_sqe_set_sgl_none(nvmf_req_sqe(&lane->aq->q, req));
-	rc = nvmf_admin_exec(lane, req, &cqe);
-	if (rc < 0)
-		return rc;
-	if (rc > 0) {
-		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
-		return nvmf_lane_errf(lane, -EIO, "Property Set 0x%x failed: %s", ofst, st);
-	}
-	return 0;
+	return nvmf_prop(lane, 1, ofst, 0, &v);
 }
 
 /* Connect Invalid Parameters names the offending field: say which one in words. */

@@ -90,10 +90,11 @@ if [ "$src_ver" != "$fio_ver" ]; then
 fi
 # The engine shares struct layouts with the running fio: features that add fields or union
 # members must match what the installed fio links against.
+fio_libs=$(ldd "$(command -v fio)")   # captured: grep -q on a pipe trips pipefail
 for pair in libaio:CONFIG_LIBAIO libnuma:CONFIG_LIBNUMA librdmacm:CONFIG_RDMA; do
 	lib=${pair%%:*} def=${pair#*:}
-	linked=0; ldd "$(command -v fio)" | grep -q "$lib\.so" && linked=1
-	defined=0; grep -q "^#define $def" "$work/src/config-host.h" && defined=1
+	linked=0; grep -q "$lib\.so" <<<"$fio_libs" && linked=1
+	defined=0; grep -q "^#define $def\$" "$work/src/config-host.h" && defined=1
 	if [ "$linked" != "$defined" ]; then
 		say "config-host.h $def=$defined but the installed fio links $lib=$linked: layouts would differ"; exit 1
 	fi
