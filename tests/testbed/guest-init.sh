@@ -33,7 +33,8 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
+# /tmp stays the host's, seen through the overlay (writes land in the guest's tmpfs upper
+# layer): a checkout or cache under /tmp (CI clones anywhere) must stay visible.
 ln -sfn /proc/self/fd /dev/fd        # busybox switch_root leaves no /dev/fd: bash <(...) needs it
 ln -sfn fd/0 /dev/stdin
 ln -sfn fd/1 /dev/stdout
