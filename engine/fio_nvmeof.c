@@ -440,6 +440,8 @@ static int fio_nvmeof_setup(struct thread_data *td)
 	}
 	if (!rc)
 		rc = nvmeof_probe(td);
+	/* A fabric namespace has no page cache here to invalidate (fio would try a block ioctl). */
+	td->o.invalidate_cache = 0;
 	if (rc)
 		td_verror(td, -rc, "nvmeof setup");
 	return rc ? 1 : 0;
@@ -476,6 +478,12 @@ static int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file 
 				(unsigned long long)o->ba[d], nf->ns.nsid, lba);
 			return -EINVAL;
 		}
+	}
+	if (o->start_offset >= nf->ns.nsze * lba) {
+		log_err("nvmeof: offset %llu is past the end of namespace %u (%llu bytes)\n",
+			(unsigned long long)o->start_offset, nf->ns.nsid,
+			(unsigned long long)(nf->ns.nsze * lba));
+		return -EINVAL;
 	}
 	if (o->start_offset % lba) {
 		log_err("nvmeof: offset %llu is not a multiple of namespace %u's LBA size %u\n",
