@@ -29,4 +29,17 @@ expect_fail bad-trid 'nvmeof: filename .*trtype=TCP is not supported' $E \
 ns_bytes=$((NS_MB * 1024 * 1024))
 expect_fail past-end 'nvmeof: offset [0-9]+ is past the end of namespace 1 \([0-9]+ bytes\)' $E --traddr=$TARGET_IP --subnqn=$NQN --name=e \
 	--rw=read --bs=4k --offset=$((ns_bytes + 4096)) --size=64k --iodepth=1
+# A real NVMe error status from the target: null_blk bad blocks under ns 1 make nvmet fail
+# the read; the engine sets io_u->error and fio's errdetails prints the decoded status.
+nb=/sys/kernel/config/nullb/s1n1
+if [ -w "$nb/badblocks" ]; then
+	echo "+0-7" > "$nb/badblocks"        # 512-byte sectors: the first 4 KiB block
+	expect_fail nvme-status-errdetails 'fio: NVMe status 0x[0-7]/0x[0-9a-f]{2}: [A-Za-z].* \(Read, nsid 1, slba 0, 1 blocks\)' \
+		$E --traddr=$TARGET_IP --subnqn=$NQN --name=e --rw=read --bs=4k --size=4k --iodepth=1
+	echo "-0-7" > "$nb/badblocks"
+	run_fio after-bad-blocks-cleared r $E --traddr=$TARGET_IP --subnqn=$NQN --name=e --rw=read \
+		--bs=4k --size=64k --iodepth=4
+else
+	bad nvme-status-errdetails "no null_blk badblocks control at $nb (backing ${TESTBED_BACKING:-?})"
+fi
 suite_end engine_errors
