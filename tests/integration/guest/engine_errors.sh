@@ -12,6 +12,11 @@ expect_fail nothing-listening 'nvmeof: queue 0 connect to 10.99.0.1:4999: nothin
 	$E --traddr=$TARGET_IP --trsvcid=4999 --subnqn=$NQN --connect_timeout=3000 $J
 expect_fail unreachable-address 'nvmeof: queue 0 connect to 10.99.7.7:4420' \
 	$E --traddr=10.99.7.7 --subnqn=$NQN --connect_timeout=2000 $J
+# host_traddr picks the local side: the guest's own RDMA address works, a foreign one is refused
+run_fio host-traddr r $E --traddr=$TARGET_IP --subnqn=$NQN --host_traddr=$TARGET_IP --name=e \
+	--rw=read --bs=4k --size=64k --iodepth=4
+expect_fail host-traddr-foreign 'nvmeof: queue 0 connect to 10.99.0.1:4420: .*(host_traddr|address resolution)' \
+	$E --traddr=$TARGET_IP --subnqn=$NQN --host_traddr=10.99.0.77 --connect_timeout=2000 $J
 expect_fail no-traddr 'nvmeof: traddr is required' $E --subnqn=$NQN $J
 expect_fail no-subnqn 'nvmeof: subnqn is required' $E --traddr=$TARGET_IP $J
 expect_fail bad-traddr "nvmeof: traddr 'not-an-address'" $E --traddr=not-an-address --subnqn=$NQN $J
