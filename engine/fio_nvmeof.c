@@ -520,7 +520,15 @@ static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 static void fio_nvmeof_cleanup(struct thread_data *td)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
+	struct fio_file *f;
+	unsigned int i;
 
+	if (td->files) {
+		for_each_file(td, f, i) {
+			free(FILE_ENG_DATA(f));
+			FILE_SET_ENG_DATA(f, NULL);
+		}
+	}
 	if (!ld)
 		return;
 	nvmf_lane_dereg_mem(&ld->buf_mr);

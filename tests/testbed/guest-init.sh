@@ -86,6 +86,7 @@ make_ns() {
 		echo 1 > "$nb/memory_backed"        # data round-trips: verify works
 		echo "$lba" > "$nb/blocksize"
 		echo 2 > "$nb/queue_mode"           # blk-mq
+		echo 1 > "$nb/discard"              # DSM deallocate really frees: trims read back as zeroes
 		echo 1 > "$nb/power"
 		# null_blk names a configfs-made disk after the item (6.1); older kernels: nullb<index>
 		path=/dev/$tag

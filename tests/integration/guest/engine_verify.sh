@@ -71,13 +71,18 @@ for mem in malloc mmap mmaphuge shmhuge; do
 		--iodepth=4 --verify=crc32c $V
 done
 
-# trim, then every trimmed block reads back as zeroes
-run_fio trim-verify-zero rwt $NVMEOF --name=w --rw=write --bs=4k --size=8m --iodepth=8 \
-	--verify=crc32c --trim_percentage=50 --trim_verify_zero=1 --trim_backlog=1 $V
-# trim alone
-run_fio trim rw $NVMEOF --name=prep --rw=write --bs=64k --size=8m --iodepth=4 \
-	--name=t --stonewall --rw=randtrim --bs=64k --size=8m --iodepth=4 \
-	--name=r --stonewall --rw=read --bs=64k --size=8m --iodepth=4
+# trim: deallocated blocks read back as zeroes.  (fio 3.33's trim_verify_zero cannot be used:
+# with rw=write fio itself asserts in td_io_queue's fio_ro_check when the trim backlog issues
+# trims, and with trimwrite its verify log expects data in blocks it trimmed.)  So: write,
+# randtrim everything, then verify every block against an all-zero pattern ...
+run_fio trim-reads-zero rwt $NVMEOF --name=w --rw=write --bs=64k --size=8m --iodepth=4 \
+	--name=t --stonewall --rw=randtrim --bs=4k --size=8m --iodepth=8 \
+	--name=r --stonewall --rw=read --bs=64k --size=8m --iodepth=4 --verify=pattern \
+	--verify_pattern=0 --verify_fatal=1 --do_verify=1
+# ... and the same zero check must fail on blocks that were written and not trimmed.
+expect_fail zero-check-catches-data 'verify failed' $NVMEOF --name=w --rw=write --bs=64k --size=8m \
+	--iodepth=4 --name=r --stonewall --rw=read --bs=64k --size=8m --iodepth=4 --verify=pattern \
+	--verify_pattern=0 --verify_fatal=1 --do_verify=1
 # flush: fsync and fdatasync every few writes
 run_fio fsync rw $NVMEOF --name=w --rw=randwrite --bs=4k --size=4m --iodepth=8 --fsync=8 \
 	--verify=crc32c $V
