@@ -2,6 +2,7 @@
  * Everything NVMe/RDMA lives in lib/; this file maps fio's queue/commit/getevents/event onto
  * a lane (one controller connection per fio job). */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,44 @@ struct nvmeof_file {
 	struct nvmf_ns_info  ns;
 	unsigned             lba_shift;
 	struct nvmf_io_limits lim;
+	struct thread_data  *owner;      /* freed with the owner's cleanup */
+	struct nvmeof_file  *next;
 };
+
+/* fio frees its file structures before the engine's cleanup runs, so per-file state is kept
+ * on a list of the engine's own and freed per job at cleanup. */
+static struct nvmeof_file *nvmeof_files;
+static pthread_mutex_t nvmeof_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct nvmeof_file *nvmeof_file_alloc(struct thread_data *td)
+{
+	struct nvmeof_file *nf = calloc(1, sizeof(*nf));
+
+	if (!nf)
+		return NULL;
+	nf->owner = td;
+	pthread_mutex_lock(&nvmeof_files_lock);
+	nf->next = nvmeof_files;
+	nvmeof_files = nf;
+	pthread_mutex_unlock(&nvmeof_files_lock);
+	return nf;
+}
+
+static void nvmeof_files_free(struct thread_data *td)
+{
+	struct nvmeof_file **pp, *nf;
+
+	pthread_mutex_lock(&nvmeof_files_lock);
+	for (pp = &nvmeof_files; (nf = *pp);) {
+		if (nf->owner == td) {
+			*pp = nf->next;
+			free(nf);
+		} else {
+			pp = &nf->next;
+		}
+	}
+	pthread_mutex_unlock(&nvmeof_files_lock);
+}
 
 struct nvmeof_data {
 	struct nvmf_lane   *lane;
@@ -228,7 +266,7 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 	char err[256] = "";
 	int rc = nvmf_trid_parse(f->file_name, &t, err, sizeof(err));
 
-	memset(nf, 0, sizeof(*nf));
+	nf->adrfam = AF_UNSPEC;
 	if (rc < 0) {
 		log_err("nvmeof: filename '%s': %s\n", f->file_name, err);
 		return rc;
@@ -418,7 +456,7 @@ static int fio_nvmeof_setup(struct thread_data *td)
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 
 		if (!nf) {
-			nf = calloc(1, sizeof(*nf));
+			nf = nvmeof_file_alloc(td);
 			if (!nf) {
 				rc = -ENOMEM;
 				break;
@@ -517,18 +555,10 @@ static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 	ld->events[ld->nr_events++] = io_u;
 }
 
-static void fio_nvmeof_cleanup(struct thread_data *td)
+static void nvmeof_data_free(struct thread_data *td)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
-	struct fio_file *f;
-	unsigned int i;
 
-	if (td->files) {
-		for_each_file(td, f, i) {
-			free(FILE_ENG_DATA(f));
-			FILE_SET_ENG_DATA(f, NULL);
-		}
-	}
 	if (!ld)
 		return;
 	nvmf_lane_dereg_mem(&ld->buf_mr);
@@ -537,6 +567,13 @@ static void fio_nvmeof_cleanup(struct thread_data *td)
 	free(ld->unstamped);
 	free(ld);
 	td->io_ops_data = NULL;
+}
+
+/* fio calls cleanup also after a failed init. */
+static void fio_nvmeof_cleanup(struct thread_data *td)
+{
+	nvmeof_data_free(td);
+	nvmeof_files_free(td);
 }
 
 static int fio_nvmeof_init(struct thread_data *td)
@@ -640,7 +677,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 	}
 	return 0;
 fail:
-	fio_nvmeof_cleanup(td);
+	/* Per-file state stays for fio's cleanup call: the files still point at it. */
+	nvmeof_data_free(td);
 	return 1;
 }
 

@@ -1,0 +1,31 @@
+#!/bin/bash
+# Memory safety and leaks of the engine with real verbs: fio under valgrind memcheck against
+# the kernel target.  Any invalid access, uninitialised use or definitely-lost block in any
+# process (fio, its job processes, the namespace probe) fails the check.  Blocks that
+# libibverbs/librdmacm keep for the process lifetime are "possibly lost" and not counted.
+. "$(dirname "$0")/lib.sh"
+VG="valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 --suppressions=$REPO/tests/integration/fio-own.supp"
+
+vg_check() {  # NAME EXPECTED_FIO_RC fio args...
+	local name=$1 want=$2 rc
+	shift 2
+	timeout -k 5 900 $VG fio "$@" >"$WORK/$name.log" 2>&1
+	rc=$?
+	local summaries errors
+	summaries=$(grep -c 'ERROR SUMMARY:' "$WORK/$name.log")
+	errors=$(grep 'ERROR SUMMARY:' "$WORK/$name.log" | grep -vc 'ERROR SUMMARY: 0 errors')
+	if [ "$rc" != "$want" ] || [ "$summaries" = 0 ] || [ "$errors" != 0 ]; then
+		bad "$name" "fio under valgrind exited $rc (want $want), $errors of $summaries process(es) with errors"
+		grep -E -A14 'Invalid|uninitialised|definitely lost in' "$WORK/$name.log" | head -60 | sed 's/^/    | /'
+		return
+	fi
+	ok "$name ($summaries process(es), 0 errors, no definite leaks)"
+}
+
+vg_check lanes-thread-mode 0 $NVMEOF --thread=1 --name=v --rw=randwrite --bs=4k --size=128k \
+	--offset_increment=128k --numjobs=2 --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1
+vg_check split-and-trim-process-mode 0 $NVMEOF --name=v --rw=write --bs=2m --size=4m --iodepth=2 \
+	--verify=crc32c --do_verify=1 --name=t --stonewall --rw=randtrim --bs=64k --size=256k \
+	--iodepth=4
+vg_check init-refused 1 $NVMEOF --name=v --rw=randread --bs=2k --size=64k
+suite_end engine_valgrind
