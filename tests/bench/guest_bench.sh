@@ -52,6 +52,17 @@ stat_delta() {
 	     END { print b[1] - b[0], t[1] - t[0] }' "$1" "$2"
 }
 
+# Soft-RoCE's own counters: retransmissions (a requester's ACK timer fired) and the duplicate
+# packets they cause, and RNR NAKs.  Each retransmission stalls a queue for the QP's ACK
+# timeout, so they explain outliers in the table better than the initiator does.
+HC=/sys/class/infiniband/${RDMA_DEV:-rxe0}/ports/1/hw_counters
+RXE_COUNTERS="completer_retry_err duplicate_request rcvd_rnr_err send_rnr_err out_of_seq_request"
+rxe_snap() { local c; for c in $RXE_COUNTERS; do cat "$HC/$c" 2>/dev/null || echo 0; done | xargs echo; }
+rxe_delta() {  # BEFORE AFTER (space-separated counter values, same order as RXE_COUNTERS)
+	awk -v a="$1" -v b="$2" -v n="$RXE_COUNTERS" 'BEGIN { split(a, x); split(b, y); k = split(n, m);
+		for (i = 1; i <= k; i++) printf "%s=%d%s", m[i], y[i] - x[i], i < k ? " " : "\n" }'
+}
+
 # run NAME -- fio args...: one fio under timeout, its first job named JOB (first --name=);
 # record a manifest line: name, status, rc, json, log, busy jiffies around the fio process,
 # wall seconds, note, busy and total jiffies of the I/O loop (exec_prerun..exec_postrun)
@@ -60,6 +71,8 @@ run() {
 	shift
 	for a in "$@"; do case $a in --name=*) job=${a#--name=}; break;; esac; done
 	rm -f "$WORK"/*.prerun.txt "$WORK"/*.postrun.txt
+	local rx0 rx1
+	rx0=$(rxe_snap)
 	j0=$(busy_jiffies); t0=$(date +%s.%N)
 	(cd "$WORK" && exec timeout -k 5 "$FIO_TIMEOUT" fio --output-format=json \
 		--output="$RAW/$name.json" "$@" \
@@ -67,6 +80,8 @@ run() {
 		> "$RAW/$name.log" 2>&1
 	rc=$?
 	j1=$(busy_jiffies); t1=$(date +%s.%N)
+	rx1=$(rxe_snap)
+	printf '  %-28s %s\n' "$name" "$(rxe_delta "$rx0" "$rx1")" >> "$OUT/rxe_counters.txt"
 	loop=$(stat_delta "$WORK/$job.prerun.txt" "$WORK/$job.postrun.txt")
 	st=ok
 	if [ $rc != 0 ]; then
@@ -88,6 +103,7 @@ unavailable() {  # unavailable NAME WHY
 	log "$1: unavailable: $2"
 }
 
+rm -f "$OUT/rxe_counters.txt"
 log "runtime ${RUNTIME}s/job, size $SIZE, engine modes: $MODES, $(nproc) vCPUs, CLK_TCK $HZ," \
 	"kernel initiator on $NVME_DEV, $(fio --version)"
 {
@@ -143,6 +159,11 @@ if ! python3 "$REPO/tests/bench/report.py" "$OUT" > "$OUT/table.txt" 2> "$OUT/re
 	log "report.py failed:"; sed 's/^/bench:   | /' "$OUT/report.err"
 	failed=$((failed + 1))
 fi
+{
+	echo
+	echo "Soft-RoCE counters per run (device-wide, rxe0: initiator and target QPs together):"
+	cat "$OUT/rxe_counters.txt" 2>/dev/null
+} >> "$OUT/table.txt"
 # report.py also counts a job whose JSON says it failed
 grep -q '^FAILED' "$OUT/table.txt" 2>/dev/null && failed=$((failed + 1))
 log "done: $failed failure(s); table in $OUT/table.txt"
