@@ -582,11 +582,10 @@ static int fio_nvmeof_init(struct thread_data *td)
 	struct nvmeof_data *ld;
 	struct nvmeof_file *nf0;
 	struct nvmf_lane_opts lo;
-	struct nvmf_io_limits lim;
 	const struct nvmf_lane_info *in;
 	char hostnqn[NVMF_NQN_MAX + 1], err[NVMF_ERR_LEN];
 	unsigned long long max_bs = nvmeof_max_bs(td);
-	unsigned parts = 1, need;
+	unsigned parts = 1;
 	struct fio_file *f;
 	unsigned int i;
 	int rc;
@@ -628,13 +627,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 			goto fail;
 		}
 		nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
-		lim = nf->lim;
-		if (max_bs > lim.max_xfer) {
-			unsigned p = (unsigned)((max_bs + lim.max_xfer - 1) / lim.max_xfer);
-
-			if (p > parts)
-				parts = p;
-		}
+		if (nvmf_io_cmds_for_bytes(max_bs, &nf->lim) > parts)
+			parts = nvmf_io_cmds_for_bytes(max_bs, &nf->lim);
 	}
 	if (td_trim(td) && !(in->oncs & NVME_ID_CTRL_ONCS_DSM)) {
 		log_err("nvmeof: the controller does not support Dataset Management (ONCS 0x%04x): "
@@ -642,10 +636,9 @@ static int fio_nvmeof_init(struct thread_data *td)
 		td_verror(td, EOPNOTSUPP, "nvmeof init");
 		goto fail;
 	}
-	need = parts;
-	if (need > ld->q->max_inflight) {
+	if (parts > ld->q->max_inflight) {
 		log_err("nvmeof: bs %llu needs %u commands (MDTS %u bytes) but the I/O queue holds "
-			"%u: lower bs\n", max_bs, need, in->mdts_bytes, ld->q->max_inflight);
+			"%u: lower bs\n", max_bs, parts, in->mdts_bytes, ld->q->max_inflight);
 		td_verror(td, EINVAL, "nvmeof init");
 		goto fail;
 	}

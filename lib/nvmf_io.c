@@ -40,6 +40,13 @@ unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *
 	return (unsigned)((io->nlb + per - 1) / per);
 }
 
+unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim)
+{
+	if (!lim->max_xfer || bytes <= lim->max_xfer)
+		return 1;
+	return (unsigned)((bytes + lim->max_xfer - 1) / lim->max_xfer);
+}
+
 int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io)
 {
 	unsigned n = nvmf_io_nr_cmds(io, lim);
@@ -69,8 +76,7 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 
 		switch (io->op) {
 		case NVMF_IO_FLUSH:
-			nvme_cmd_flush(c, io->nsid);
-			nvme_sqe_set_sgl_none(c);
+			nvme_cmd_flush(c, io->nsid);  /* the builder sets the no-data descriptor */
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		case NVMF_IO_TRIM:

@@ -44,6 +44,9 @@ struct nvmf_io {
 /* Commands this I/O needs under the limits. */
 unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *lim);
 
+/* Read/write commands an I/O of `bytes` needs under the limits (at least 1). */
+unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim);
+
 /* Build and stage every command of io (all or nothing).  -EBUSY: not enough free slots now;
  * -EINVAL: the I/O is malformed for these limits. */
 int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io);

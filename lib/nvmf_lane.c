@@ -14,7 +14,6 @@
 #include "nvmf_shim.h"
 
 #define NVMF_SCRATCH_SIZE 8192      /* Identify data (4 KiB) and Connect data (1 KiB) */
-#define NVMF_KEYED_LEN_MAX 0xffffffu
 #define NVMF_SHUTDOWN_MAX_MS 5000
 
 struct nvmf_lane {
@@ -236,11 +235,34 @@ static void nvmf_copy_trim(char *dst, const void *src, size_t n)
 		dst[--n] = 0;
 }
 
+/* Poll CSTS until (CSTS & mask) == want: 0; -EIO once CSTS.CFS is set; -ETIMEDOUT after
+ * timeout_ms; or the Property Get's error. */
+static int nvmf_wait_csts(struct nvmf_lane *lane, uint32_t mask, uint32_t want,
+			  unsigned timeout_ms)
+{
+	uint64_t deadline = nvmf_now_ms() + timeout_ms;
+	struct timespec ts = { 0, 1000000 };
+	uint64_t v;
+	int rc;
+
+	for (;;) {
+		if ((rc = nvmf_prop_get(lane, NVME_REG_CSTS, 0, &v)))
+			return rc;
+		if (((uint32_t)v & mask) == want)
+			return 0;
+		if (nvme_csts_cfs((uint32_t)v))
+			return -EIO;
+		if (nvmf_now_ms() > deadline)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int nvmf_enable(struct nvmf_lane *lane)
 {
 	struct nvmf_lane_info *in = &lane->info;
-	uint64_t v, deadline;
 	unsigned to_ms;
+	uint64_t v;
 	int rc;
 
 	if ((rc = nvmf_prop_get(lane, NVME_REG_CAP, 1, &in->cap)))
@@ -254,21 +276,14 @@ static int nvmf_enable(struct nvmf_lane *lane)
 	to_ms = nvme_cap_to(in->cap) * 500;
 	if (to_ms < 500)
 		to_ms = 500;
-	deadline = nvmf_now_ms() + to_ms;
-	for (;;) {
-		if ((rc = nvmf_prop_get(lane, NVME_REG_CSTS, 0, &v)))
-			return rc;
-		if (nvme_csts_cfs((uint32_t)v))
-			return nvmf_lane_errf(lane, -EIO, "controller reports fatal status (CSTS.CFS) "
-					      "while enabling");
-		if (nvme_csts_rdy((uint32_t)v))
-			return 0;
-		if (nvmf_now_ms() > deadline)
-			return nvmf_lane_errf(lane, -ETIMEDOUT, "controller not ready (CSTS.RDY) within "
-					      "CAP.TO = %u ms", to_ms);
-		struct timespec ts = { 0, 1000000 };
-		nanosleep(&ts, NULL);
-	}
+	rc = nvmf_wait_csts(lane, 0x1 /* RDY */, 0x1, to_ms);
+	if (rc == -EIO)
+		return nvmf_lane_errf(lane, rc, "controller reports fatal status (CSTS.CFS) "
+				      "while enabling");
+	if (rc == -ETIMEDOUT)
+		return nvmf_lane_errf(lane, rc, "controller not ready (CSTS.RDY) within "
+				      "CAP.TO = %u ms", to_ms);
+	return rc;
 }
 
 static int nvmf_identify_ctrl(struct nvmf_lane *lane)
@@ -343,7 +358,7 @@ int nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_
 
 void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct nvmf_io_limits *lim)
 {
-	uint32_t max = NVMF_KEYED_LEN_MAX;
+	uint32_t max = NVME_SGL_KEYED_MAX_LEN;
 
 	if (lane->info.mdts_bytes && lane->info.mdts_bytes < max)
 		max = lane->info.mdts_bytes;
@@ -403,8 +418,8 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 
 	/* An I/O larger than the transfer limit takes several commands: size for all of them. */
 	nvmf_lane_io_limits(lane, 4096, &lim);
-	if (lane->opts.io_max_bytes > lim.max_xfer && n > 1) {
-		uint64_t parts = (lane->opts.io_max_bytes + lim.max_xfer - 1) / lim.max_xfer;
+	if (n > 1) {
+		uint64_t parts = nvmf_io_cmds_for_bytes(lane->opts.io_max_bytes, &lim);
 
 		n = (unsigned)((n - 1) * parts + 1 < 65536 ? (n - 1) * parts + 1 : 65536);
 	}
@@ -422,22 +437,14 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 
 static void nvmf_lane_shutdown(struct nvmf_lane *lane)
 {
-	uint64_t v, deadline;
-
 	if (!lane->enabled || !lane->aq || lane->aq->q.fatal)
 		return;
 	if (nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, NVME_CC_SHN_NORMAL, 6, 4)))
 		return;
-	deadline = nvmf_now_ms() + NVMF_SHUTDOWN_MAX_MS;
-	while (nvmf_now_ms() < deadline) {
-		if (nvmf_prop_get(lane, NVME_REG_CSTS, 0, &v))
-			return;
-		if (nvme_csts_shst((uint32_t)v) == NVME_CSTS_SHST_COMPLETE)
-			break;
-		struct timespec ts = { 0, 1000000 };
-		nanosleep(&ts, NULL);
-	}
-	lane->enabled = 0;
+	/* Best effort: a controller that never reports completion is disconnected anyway. */
+	if (nvmf_wait_csts(lane, 0xc /* SHST */, NVME_CSTS_SHST_COMPLETE << 2,
+			   NVMF_SHUTDOWN_MAX_MS) == 0)
+		lane->enabled = 0;
 }
 
 void nvmf_lane_destroy(struct nvmf_lane *lane)
