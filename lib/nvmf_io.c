@@ -108,6 +108,58 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 	return 0;
 }
 
+int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
+		   struct nvmf_io_backlog *bl, struct nvmf_io *io)
+{
+	unsigned n = nvmf_io_nr_cmds(io, lim);
+	int rc;
+
+	if (!n || io->op > NVMF_IO_TRIM)
+		return -EINVAL;
+	if (n > q->max_inflight)
+		return -E2BIG;
+	if (q->fatal)
+		return q->fatal;
+	io->lim = lim;
+	io->next = NULL;
+	if (!bl->head) {
+		rc = nvmf_io_stage(q, lim, io);
+		if (rc != -EBUSY)
+			return rc ? rc : 1;
+	}
+	if (bl->tail)
+		bl->tail->next = io;
+	else
+		bl->head = io;
+	bl->tail = io;
+	bl->nr++;
+	return 0;
+}
+
+int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
+			 void (*staged)(struct nvmf_io *io, void *arg), void *arg)
+{
+	int n = 0;
+
+	while (bl->head) {
+		struct nvmf_io *io = bl->head;
+		int rc = nvmf_io_stage(q, io->lim, io);
+
+		if (rc == -EBUSY)
+			break;
+		if (rc)
+			return rc;
+		bl->head = io->next;
+		if (!bl->head)
+			bl->tail = NULL;
+		bl->nr--;
+		io->next = NULL;
+		staged(io, arg);
+		n++;
+	}
+	return n;
+}
+
 void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *completer)
 {
 	const struct nvmf_io_completer *cpl = completer;

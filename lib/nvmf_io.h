@@ -35,6 +35,8 @@ struct nvmf_io {
 	uint32_t  lkey;
 	uint32_t  rkey;
 	/* completion state */
+	const struct nvmf_io_limits *lim;  /* set by nvmf_io_submit */
+	struct nvmf_io *next;  /* in a backlog */
 	unsigned  parts_left;
 	uint16_t  status;      /* first failing NVMe status, (SCT << 8) | SC; 0: success */
 	uint8_t   status_opc;  /* opcode of the command that failed */
@@ -50,6 +52,27 @@ unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim
 /* Build and stage every command of io (all or nothing).  -EBUSY: not enough free slots now;
  * -EINVAL: the I/O is malformed for these limits. */
 int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io);
+
+/* I/Os waiting for free slots, in arrival order.  An I/O whose commands do not all fit in
+ * the free slots waits here instead of going back to the caller as busy (fio would re-queue
+ * it, and fio 3.33 draws a new verify seed for a re-queued write); everything behind a
+ * waiting I/O waits too, so order is kept and a large I/O is not starved by small ones. */
+struct nvmf_io_backlog {
+	struct nvmf_io *head;
+	struct nvmf_io *tail;
+	unsigned        nr;
+};
+
+/* Stage io now when nothing waits before it and its commands fit, else append it to bl.
+ * 1: staged; 0: waiting in bl; negative errno: malformed, larger than the whole queue
+ * (-E2BIG), or the queue is fatal. */
+int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
+		   struct nvmf_io_backlog *bl, struct nvmf_io *io);
+
+/* Stage waiting I/Os, oldest first, while their commands fit; staged(io, arg) is called for
+ * each.  Returns how many were staged, or the queue's fatal error. */
+int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
+			 void (*staged)(struct nvmf_io *io, void *arg), void *arg);
 
 /* Install the queue completion handler that retires parts and calls done() per whole I/O. */
 struct nvmf_io_completer {

@@ -15,6 +15,7 @@
 
 #define NVMF_SCRATCH_SIZE 8192      /* Identify data (4 KiB) and Connect data (1 KiB) */
 #define NVMF_SHUTDOWN_MAX_MS 5000
+#define NVMF_HURRIED_STEP_MS 300   /* per teardown step when the target stopped answering */
 
 struct nvmf_lane {
 	struct nvmf_lane_opts   opts;
@@ -435,23 +436,34 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 	return n;
 }
 
-static void nvmf_lane_shutdown(struct nvmf_lane *lane)
+static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
 {
 	if (!lane->enabled || !lane->aq || lane->aq->q.fatal)
 		return;
 	if (nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, NVME_CC_SHN_NORMAL, 6, 4)))
 		return;
 	/* Best effort: a controller that never reports completion is disconnected anyway. */
-	if (nvmf_wait_csts(lane, 0xc /* SHST */, NVME_CSTS_SHST_COMPLETE << 2,
-			   NVMF_SHUTDOWN_MAX_MS) == 0)
+	if (nvmf_wait_csts(lane, 0xc /* SHST */, NVME_CSTS_SHST_COMPLETE << 2, max_ms) == 0)
 		lane->enabled = 0;
 }
 
 void nvmf_lane_destroy(struct nvmf_lane *lane)
 {
+	unsigned shutdown_ms = NVMF_SHUTDOWN_MAX_MS;
+
 	if (!lane)
 		return;
-	nvmf_lane_shutdown(lane);
+	/* I/O the target never answered (or a queue given up on): the target may not answer
+	 * the shutdown either, and whoever stops the run is waiting, so every step is short. */
+	if (lane->ioq && (lane->ioq->q.fatal || lane->ioq->q.nr_inflight)) {
+		shutdown_ms = NVMF_HURRIED_STEP_MS;
+		if (lane->admin_timeout_ms > NVMF_HURRIED_STEP_MS)
+			lane->admin_timeout_ms = NVMF_HURRIED_STEP_MS;
+		lane->ioq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
+		if (lane->aq)
+			lane->aq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
+	}
+	nvmf_lane_shutdown(lane, shutdown_ms);
 	nvmf_rdma_queue_destroy(lane->ioq);
 	if (lane->scratch_mr)
 		ibv_dereg_mr(lane->scratch_mr);

@@ -32,6 +32,11 @@ static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)
 	return q->fatal;
 }
 
+int nvmf_queue_abandon(struct nvmf_queue *q, int err, const char *msg)
+{
+	return nvmf_queue_fail(q, err, "%s", msg);
+}
+
 static void *nvmf_zalloc_aligned(size_t size)
 {
 	void *p = NULL;

@@ -119,6 +119,10 @@ int  nvmf_queue_process(struct nvmf_queue *q);
 int  nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
 		     struct nvme_cqe *cqe_out);
 
+/* Give the queue up (the caller stops waiting for the target): it becomes fatal with err
+ * and msg, and every later call reports that.  A queue already fatal keeps its first error. */
+int  nvmf_queue_abandon(struct nvmf_queue *q, int err, const char *msg);
+
 /* The wr_id tags the queue gives the transport. */
 #define NVMF_WRID_RECV (1ULL << 62)
 #define NVMF_WRID_SEND (1ULL << 61)

@@ -381,8 +381,9 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	cp.responder_resources = (uint8_t)(dattr.max_qp_rd_atom > NVMF_RDMA_MAX_RD_ATOM ?
 					   NVMF_RDMA_MAX_RD_ATOM :
 					   dattr.max_qp_rd_atom ? dattr.max_qp_rd_atom : 1);
-	cp.initiator_depth = (uint8_t)(dattr.max_qp_init_rd_atom > NVMF_RDMA_MAX_RD_ATOM ?
-				       NVMF_RDMA_MAX_RD_ATOM : dattr.max_qp_init_rd_atom);
+	/* The host never issues RDMA READs (the target moves all data), so it asks for no
+	 * initiator depth, as Linux's nvme-rdma does; SPDK's target warns otherwise. */
+	cp.initiator_depth = 0;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
 	cp.flow_control = 1;
@@ -415,7 +416,8 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 		struct rdma_cm_event *ev;
 
 		/* Best effort: let the target see the disconnect, then ack what it sends. */
-		if (rdma_disconnect(rq->id) == 0 && nvmf_cm_next(rq, 1000, &ev) == 0)
+		if (rdma_disconnect(rq->id) == 0 &&
+		    nvmf_cm_next(rq, rq->disconnect_wait_ms ? rq->disconnect_wait_ms : 1000, &ev) == 0)
 			rdma_ack_cm_event(ev);
 		rq->connected = 0;
 	}

@@ -36,6 +36,7 @@ struct nvmf_rdma_queue {
 	int                        qp_created;
 	int                        connected;
 	uint16_t                   crqsize;
+	unsigned                   disconnect_wait_ms; /* at destroy; 0: the default (1 s) */
 	char                      *err;
 	size_t                     errlen;
 };

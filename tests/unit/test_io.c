@@ -588,6 +588,109 @@ static void test_completion(void)
 	free(buf);
 }
 
+static uint64_t sqe_slba(const uint8_t *sqe)   /* CDW10-11 at byte 40 */
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | sqe[40 + i];
+	return v;
+}
+
+struct staged_log {
+	unsigned        n;
+	struct nvmf_io *order[16];
+};
+
+static void note_staged(struct nvmf_io *io, void *arg)
+{
+	struct staged_log *l = arg;
+
+	if (l->n < 16)
+		l->order[l->n] = io;
+	l->n++;
+}
+
+/* I/Os whose commands do not fit wait in the backlog, in order, and are staged as slots free
+ * up; a small I/O behind a waiting large one waits too. */
+static void test_backlog(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	uint8_t *buf = malloc(8 * MiB);
+	struct nvmf_io_backlog bl = { NULL, NULL, 0 };
+	struct nvmf_io_completer cpl;
+	struct done_log dl;
+	struct staged_log sl;
+	struct nvmf_io a, b, c, huge;
+
+	memset(&dl, 0, sizeof(dl));
+	memset(&sl, 0, sizeof(sl));
+	cpl.done = io_done;
+	cpl.arg = &dl;
+	setup(&q, 5);                                   /* 4 commands in flight at most */
+	nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+	a = mk_io(NVMF_IO_WRITE, 12, 1, 0, (3 * MiB) >> 12, buf);     /* 3 commands */
+	b = mk_io(NVMF_IO_WRITE, 12, 1, 1000, (2 * MiB) >> 12, buf + 3 * MiB); /* 2: waits */
+	c = mk_io(NVMF_IO_READ, 12, 1, 2000, 1, buf + 5 * MiB);       /* 1: would fit, waits */
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &a), 1);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &b), 0);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &c), 0);
+	CHECK_EQ(bl.nr, 2);
+	CHECK_EQ(q.nr_staged, 3);
+	CHECK_EQ(nvmf_queue_available(&q), 1);          /* c did not jump the queue */
+	CHECK_EQ(nvmf_queue_flush(&q), 3);
+	CHECK_EQ(nvmf_io_backlog_pump(&q, &bl, note_staged, &sl), 0);  /* still no room */
+	CHECK_EQ(sl.n, 0);
+	/* one of a's parts completes: 2 free, b fits, c then needs 1 more: not yet */
+	answer(1, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 1);
+	CHECK_EQ(nvmf_io_backlog_pump(&q, &bl, note_staged, &sl), 1);
+	CHECK_EQ(sl.n, 1);
+	CHECK(sl.order[0] == &b);
+	CHECK_EQ(bl.nr, 1);
+	CHECK_EQ(nvmf_queue_flush(&q), 2);
+	CHECK_EQ(peer.nr_sends, 5);
+	CHECK_EQ(sqe_slba(peer.sends[3].sqe), 1000);    /* b's parts, in order */
+	CHECK_EQ(sqe_slba(peer.sends[4].sqe), 1000 + ((1 * MiB) >> 12));
+	CHECK_EQ(peer.sends[3].sqe[0], NVME_CMD_WRITE);
+	answer(0, 0);
+	answer(2, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 2);
+	CHECK_EQ(dl.calls, 1);
+	CHECK(dl.io == &a);
+	CHECK_EQ(nvmf_io_backlog_pump(&q, &bl, note_staged, &sl), 1);
+	CHECK(sl.order[1] == &c);
+	CHECK(bl.head == NULL && bl.tail == NULL && bl.nr == 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	CHECK_EQ(sqe_slba(peer.sends[5].sqe), 2000);
+	CHECK_EQ(peer.sends[5].sqe[0], NVME_CMD_READ);
+	/* with the backlog empty an I/O that fits is staged at once */
+	answer(3, 0);
+	answer(4, 0);
+	answer(5, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 3);
+	CHECK_EQ(dl.calls, 3);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &a), 1);
+	/* an I/O larger than the whole queue can never fit: refused, not left waiting */
+	huge = mk_io(NVMF_IO_READ, 12, 1, 0, (5 * MiB) >> 12, buf);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &huge), -E2BIG);
+	huge = mk_io(NVMF_IO_READ, 12, 1, 0, 0, buf);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &huge), -EINVAL);
+	CHECK_EQ(bl.nr, 0);
+	/* a fatal queue: submit and pump report it; waiting I/Os stay the caller's */
+	b = mk_io(NVMF_IO_WRITE, 12, 1, 1000, (4 * MiB) >> 12, buf);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &b), 0);
+	peer.poll_rc = -EIO;
+	CHECK_EQ(nvmf_queue_process(&q), -EIO);
+	CHECK_EQ(nvmf_io_backlog_pump(&q, &bl, note_staged, &sl), -EIO);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &c), -EIO);
+	CHECK_EQ(bl.nr, 1);
+	peer.poll_rc = 0;
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
 int main(void)
 {
 	test_nr_cmds();
@@ -599,5 +702,6 @@ int main(void)
 	test_flush();
 	test_busy_and_invalid();
 	test_completion();
+	test_backlog();
 	return check_done("test_io");
 }
