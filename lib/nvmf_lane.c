@@ -15,7 +15,7 @@
 
 #define NVMF_SCRATCH_SIZE 8192      /* Identify data (4 KiB) and Connect data (1 KiB) */
 #define NVMF_SHUTDOWN_MAX_MS 5000
-#define NVMF_HURRIED_STEP_MS 300   /* per teardown step when the target stopped answering */
+#define NVMF_HURRIED_STEP_MS 250   /* per teardown step when the target stopped answering */
 
 struct nvmf_lane {
 	struct nvmf_lane_opts   opts;

@@ -10,8 +10,12 @@ def main():
     path, expect = sys.argv[1], sys.argv[2]
     with open(path) as f:
         text = f.read()
-    # fio may print notes before the JSON object.
-    data = json.loads(text[text.index("{"):])
+    # Strict: the whole output must be one JSON document (the engine prints nothing into it).
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        print("not JSON (%s); it begins: %r" % (e, text[:120]))
+        return 1
     jobs = data.get("jobs", [])
     if not jobs:
         print("no jobs in fio output")

@@ -101,4 +101,26 @@ run_fio two-namespaces rw --ioengine=external:$ENG "--filename=$tid1:$tid" --nam
 run_fio subsystem2 rw --ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN2 --name=w \
 	--rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c $V
 
+# I/Os whose commands outnumber the queue's slots (MDTS 1 MiB: a 2 MiB I/O is 2 commands; the
+# I/O queue holds 127): they wait inside the engine, in order, and verify over the whole area.
+# (Before, the engine answered FIO_Q_BUSY and fio 3.33 redrew a re-queued write's verify seed:
+# "verify: bad header rand_seed".)  The engine's closing line proves the wait happened.
+backlog_job() {  # NAME MODE-ARGS JOB-ARGS...
+	local name=$1 mode=$2
+	shift 2
+	run_fio "$name" rw $NVMEOF $mode --name=b --rw=randrw --rwmixread=50 --size=192m \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 "$@"
+	if grep -qE "nvmeof: b: [1-9][0-9]* of [0-9]+ I/Os waited for free queue slots" "$WORK/$name.log"; then
+		ok "$name: $(grep -m1 -oE '[0-9]+ of [0-9]+ I/Os waited.*' "$WORK/$name.log")"
+	else
+		bad "$name" "no I/O waited for queue slots: the job did not exercise the backlog"
+		sed 's/^/    | /' "$WORK/$name.log" | tail -5
+	fi
+}
+for mode in process thread; do
+	t=""; [ $mode = thread ] && t="--thread=1"
+	backlog_job "backlog-2m-qd128-$mode" "$t" --bs=2m --iodepth=128
+	backlog_job "backlog-bssplit-$mode" "$t" --bssplit=4k/25:128k/15:1m/20:2m/40 --iodepth=128
+done
+
 suite_end engine_verify

@@ -1,0 +1,14 @@
+/* nvmeof_log.h - the engine's own lines (start lines, errors).
+ *
+ * fio writes what people parse (--output-format=json, json+, terse) to stdout or to the
+ * --output file, and with --output its log_err() copies every error line into that file too;
+ * a forked job's buffered stdout may also never be flushed.  So the engine's lines go to
+ * stderr, one write(2) each (never interleaved, never lost), and into fio's stream only
+ * where that is plain text (normal format) or where fio forwards them (client/server). */
+#ifndef FIO_NVMEOF_LOG_H
+#define FIO_NVMEOF_LOG_H
+
+void nvmeof_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nvmeof_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,158 @@
+#!/bin/bash
+# fio's own stop always works, even when the target stops answering: Ctrl-C (SIGINT), SIGTERM,
+# runtime expiry and fio's --timeout end the job within a bound, in process and thread mode,
+# poll and event completion, and no job process outlives the fio that started it.
+# The target "stops answering" by a device-mapper device under namespace 1, suspended: the
+# controller stays up (admin commands work) while every I/O hangs.
+. "$(dirname "$0")/lib.sh"
+# The engine's bound is ~1.5 s (50 ms to notice, 750 ms grace for commands in flight, short
+# teardown steps); this emulated machine adds fio's own reaping and scheduling noise.
+LIMIT_MS=${STOP_LIMIT_MS:-5000}
+NSCFG=/sys/kernel/config/nvmet/subsystems/$NQN/namespaces/1
+DM=tbstall
+export DM_DISABLE_UDEV=1          # no udev in the guest: libdevmapper makes the nodes itself
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+modprobe dm_mod
+backing=$(cat "$NSCFG/device_path")
+sectors=$(blockdev --getsz "$backing")
+echo 0 > "$NSCFG/enable"
+dmsetup create --noudevsync "$DM" --table "0 $sectors linear $backing 0"
+echo -n "/dev/mapper/$DM" > "$NSCFG/device_path"
+echo 1 > "$NSCFG/enable"
+echo "namespace 1 now on /dev/mapper/$DM over $backing ($sectors sectors)"
+
+# wait_gone PID MS: 0 once PID has exited (reaped by us or not ours), within MS
+wait_gone() {
+	local pid=$1 until=$(( $(now_ms) + $2 ))
+	while kill -0 "$pid" 2>/dev/null; do
+		[ "$(now_ms)" -lt "$until" ] || return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# leftovers NAME: processes of the job named NAME still alive
+leftovers() { pgrep -f -- "--name=$1 " || true; }
+
+# start_job NAME ARGS...: fio in the background; returns when the lane has started I/O
+start_job() {
+	local name=$1
+	shift
+	FIO_PID=""
+	fio $NVMEOF --name=$name --rw=randread --bs=4k --size=16m --iodepth=8 --eta=never "$@" \
+		>"$WORK/$name.log" 2>&1 &
+	FIO_PID=$!
+	local i
+	for i in $(seq 200); do
+		grep -q "^nvmeof: $name: " "$WORK/$name.log" && break
+		sleep 0.1
+	done
+	START_MS=$(now_ms)             # the lane is up: fio's runtime runs from about here
+	sleep 1                        # I/O flows
+}
+
+stall()   { dmsetup suspend "$DM"; sleep 1; }    # in-flight I/O drains, new I/O hangs
+unstall() { dmsetup resume "$DM"; }
+
+# stop_case NAME SIGNAL STALL ARGS...: signal fio; it must be gone within LIMIT_MS and leave
+# no job process behind.  STALL=1: the target stopped answering first.
+stop_case() {
+	local name=$1 sig=$2 st=$3 t0 t1 rc
+	shift 3
+	start_job "$name" --time_based --runtime=120 "$@"
+	[ "$st" = 1 ] && stall
+	t0=$(now_ms)
+	kill -"$sig" "$FIO_PID"
+	if wait_gone "$FIO_PID" "$LIMIT_MS"; then
+		t1=$(now_ms)
+		wait "$FIO_PID"; rc=$?
+		sleep 0.2
+		if [ -n "$(leftovers "$name")" ]; then
+			bad "$name" "job process(es) left: $(leftovers "$name" | xargs echo)"
+		elif [ "$st" = 1 ] && ! grep -q "nvmeof: $name: lane failed: job stopped with [1-9]" "$WORK/$name.log"; then
+			bad "$name" "no line saying what the target left unanswered"
+			sed 's/^/    | /' "$WORK/$name.log" | tail -8
+		elif [ "$st" = 0 ] && grep -q "lane failed" "$WORK/$name.log"; then
+			bad "$name" "a live target's commands were given up: $(grep -m1 'lane failed' "$WORK/$name.log")"
+		else
+			ok "$name: fio exited $rc $((t1 - t0)) ms after SIG$sig"
+		fi
+	else
+		bad "$name" "fio still running $LIMIT_MS ms after SIG$sig"
+		sed 's/^/    | /' "$WORK/$name.log" | tail -8
+		kill -9 "$FIO_PID" $(leftovers "$name") 2>/dev/null
+		wait "$FIO_PID" 2>/dev/null
+	fi
+	[ "$st" = 1 ] && unstall
+	return 0
+}
+
+# runtime_case NAME ARGS...: the target stops answering at ~1 s of a 5 s run; fio must end
+# within LIMIT_MS of the runtime's end
+runtime_case() {
+	local name=$1 t1 rc ran
+	shift
+	start_job "$name" --time_based "$@"
+	stall
+	if wait_gone "$FIO_PID" $(( 5000 + LIMIT_MS + 20000 )); then
+		t1=$(now_ms)
+		wait "$FIO_PID"; rc=$?
+		ran=$((t1 - START_MS))
+		if [ $ran -gt $((5000 + LIMIT_MS)) ]; then
+			bad "$name" "fio ended $ran ms after the lane started: past the 5 s runtime + $LIMIT_MS ms"
+		elif [ -n "$(leftovers "$name")" ]; then
+			bad "$name" "job process(es) left"
+		elif ! grep -q "nvmeof: $name: lane failed: job stopped with" "$WORK/$name.log"; then
+			bad "$name" "no line saying what the target left unanswered"
+			sed 's/^/    | /' "$WORK/$name.log" | tail -8
+		else
+			ok "$name: fio exited $rc $ran ms after the lane started (runtime 5 s)"
+		fi
+	else
+		bad "$name" "fio still running long after its 5 s runtime"
+		sed 's/^/    | /' "$WORK/$name.log" | tail -8
+		kill -9 "$FIO_PID" $(leftovers "$name") 2>/dev/null
+		wait "$FIO_PID" 2>/dev/null
+	fi
+	unstall
+}
+
+for mode in process thread; do
+	t=""; [ $mode = thread ] && t="--thread=1"
+	for cpl in poll event; do
+		stop_case "int-$mode-$cpl" INT 1 $t --completion=$cpl
+	done
+	stop_case "term-$mode-poll" TERM 1 $t
+	stop_case "int-live-$mode" INT 0 $t     # control: a live target's commands complete
+done
+runtime_case runtime-process-poll --runtime=5
+runtime_case runtime-thread-event --thread=1 --completion=event --runtime=5
+runtime_case timeout-option-process --timeout=5
+
+# fio's main process killed outright: the job process must not live on (busy-polling) as an
+# orphan.  Process mode only (threads die with their process).
+for cpl in poll event; do
+	name=orphan-$cpl
+	start_job "$name" --time_based --runtime=120 --completion=$cpl
+	stall
+	kill -9 "$FIO_PID"
+	wait "$FIO_PID" 2>/dev/null
+	t0=$(now_ms)
+	until=$((t0 + LIMIT_MS))
+	while [ -n "$(leftovers "$name")" ] && [ "$(now_ms)" -lt $until ]; do sleep 0.05; done
+	left=$(leftovers "$name")
+	if [ -z "$left" ]; then
+		ok "$name: the job process ended $(( $(now_ms) - t0 )) ms after fio was killed"
+	else
+		bad "$name" "job process $left still alive $LIMIT_MS ms after fio was killed"
+		kill -9 $left 2>/dev/null
+	fi
+	unstall
+done
+
+# the target is still fine afterwards
+run_fio after-stalls rw $NVMEOF --name=v --rw=randwrite --bs=4k --size=4m --iodepth=8 \
+	--verify=crc32c --verify_fatal=1
+suite_end engine_stop
