@@ -15,6 +15,7 @@
 
 #include "fio.h"
 #include "optgroup.h"
+#include "fio_compat.h"
 
 #include "nvmeof_log.h"
 #include "nvmf_host.h"
@@ -983,7 +984,8 @@ static struct io_u *fio_nvmeof_event(struct thread_data *td, int event)
 	return ld->events[event];
 }
 
-static char *fio_nvmeof_errdetails(struct io_u *io_u)
+/* fio 3.38 added the thread as first argument (fio_compat.h); only io_u is used. */
+static char *fio_nvmeof_errdetails(NVMEOF_ERRDETAILS_ARGS(td, io_u))
 {
 	struct nvmf_io *io = io_u->engine_data;
 	char st[160], *msg;
