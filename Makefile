@@ -113,6 +113,17 @@ bench: deps
 	@$(MAKE) --no-print-directory $(ENGINE)
 	@tests/bench/bench.sh
 
+# `make compat`: the engine built with -Werror against Debian's fio 3.33 source ($(CACHE)/fio-src)
+# and upstream fio releases (tarballs in FIO_SOURCES_DIR, unpacked and configured once under
+# $(CACHE)/compat), engines in build/compat/fio-X; the newest fio built from source runs its
+# engine on the host and in the testbed (tests/compat/compat.sh; exit 0/1/77).
+FIO_SOURCES_DIR ?= $(CURDIR)/../shared/fio-sources
+COMPAT_VERSIONS ?= 3.36 3.39 3.42
+.PHONY: compat
+compat:
+	@FIO_SOURCES_DIR="$(FIO_SOURCES_DIR)" COMPAT_VERSIONS="$(COMPAT_VERSIONS)" \
+	  FIO_NVMEOF_CACHE="$(CACHE)" tests/compat/compat.sh
+
 clean:
 	rm -rf $(BUILD)
 .SECONDARY:
