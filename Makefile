@@ -66,6 +66,8 @@ $(BUILD)/engine/%.o: engine/%.c $(LIB_HDRS) $(FIO_SRC)/config-host.h $(FIO_VERSI
 	  { echo "rdma-core development files (libibverbs-dev, librdmacm-dev, pkg-config) are missing: run 'make deps'" >&2; exit 1; }
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) $(ENG_CFLAGS) -c -o $@ $<
 
+$(patsubst engine/%.c,$(BUILD)/engine/%.o,$(ENG_SRCS)): $(wildcard engine/*.h)
+
 $(ENGINE): $(patsubst engine/%.c,$(BUILD)/engine/%.o,$(ENG_SRCS)) $(BUILD)/libnvmf.a
 	$(CC) -shared -Wl,--exclude-libs,ALL -o $@ $^ $(RDMA_LIBS) -ldl -lpthread
 
@@ -103,6 +105,7 @@ check: deps
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory unit
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory asan
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory integration
+	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory compat
 	@awk '{p+=$$2; f+=$$3; s+=$$4} END {printf "check: %d passed, %d failed, %d skipped\n", p, f, s}' $(BUILD)/check-summary
 
 demo: deps

@@ -885,7 +885,7 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 {
 	if (td->terminate)
 		return 1;
-	if (td->o.timeout && !in_ramp_time(td) && utime_since_now(&td->epoch) >= td->o.timeout) {
+	if (td->o.timeout && !NVMEOF_IN_RAMP(td) && utime_since_now(&td->epoch) >= td->o.timeout) {
 		fio_mark_td_terminate(td);
 		return 1;
 	}
