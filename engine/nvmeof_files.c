@@ -1,0 +1,325 @@
+/* nvmeof_files.c - fio files to namespaces: where each file connects (options or an SPDK-style
+ * transport ID), the namespace probe that tells fio the sizes, and the job shapes refused. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fio.h"
+
+#include "nvmeof_engine.h"
+#include "nvmeof_log.h"
+#include "nvmf_host.h"
+#include "nvmf_trid.h"
+
+/* fio frees its file structures before the engine's cleanup runs, so per-file state is kept
+ * on a list of the engine's own and freed per job at cleanup. */
+static struct nvmeof_file *nvmeof_files;
+static pthread_mutex_t nvmeof_files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct nvmeof_file *nvmeof_file_alloc(struct thread_data *td)
+{
+	struct nvmeof_file *nf = calloc(1, sizeof(*nf));
+
+	if (!nf)
+		return NULL;
+	nf->owner = td;
+	pthread_mutex_lock(&nvmeof_files_lock);
+	nf->next = nvmeof_files;
+	nvmeof_files = nf;
+	pthread_mutex_unlock(&nvmeof_files_lock);
+	return nf;
+}
+
+void nvmeof_files_free(struct thread_data *td)
+{
+	struct nvmeof_file **pp, *nf;
+
+	pthread_mutex_lock(&nvmeof_files_lock);
+	for (pp = &nvmeof_files; (nf = *pp);) {
+		if (nf->owner == td) {
+			*pp = nf->next;
+			free(nf);
+		} else {
+			pp = &nf->next;
+		}
+	}
+	pthread_mutex_unlock(&nvmeof_files_lock);
+}
+
+
+static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct nvmeof_file *nf)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmf_trid t;
+	char err[256] = "";
+	int rc = nvmf_trid_parse(f->file_name, &t, err, sizeof(err));
+
+	nf->adrfam = AF_UNSPEC;
+	if (rc < 0) {
+		nvmeof_err("nvmeof: filename '%s': %s\n", f->file_name, err);
+		return rc;
+	}
+	snprintf(nf->traddr, sizeof(nf->traddr), "%s", rc && t.traddr[0] ? t.traddr :
+		 o->traddr ? o->traddr : "");
+	snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", rc && t.trsvcid[0] ? t.trsvcid :
+		 o->trsvcid && *o->trsvcid ? o->trsvcid : "4420");
+	snprintf(nf->subnqn, sizeof(nf->subnqn), "%s", rc && t.subnqn[0] ? t.subnqn :
+		 o->subnqn ? o->subnqn : "");
+	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam :
+		o->adrfam == NVMEOF_ADRFAM_IPV4 ? AF_INET :
+		o->adrfam == NVMEOF_ADRFAM_IPV6 ? AF_INET6 : AF_UNSPEC;
+	nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid;
+	if (!nf->traddr[0]) {
+		nvmeof_err("nvmeof: traddr is required (set traddr= or a transport ID as filename)\n");
+		return -EINVAL;
+	}
+	if (!nf->subnqn[0]) {
+		nvmeof_err("nvmeof: subnqn is required (set subnqn= or a transport ID as filename)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
+			    struct nvmf_lane_opts *lo, char *hostnqn, size_t nqnlen)
+{
+	struct nvmeof_options *o = td->eo;
+	char err[256] = "";
+	int rc;
+
+	memset(lo, 0, sizeof(*lo));
+	rc = nvmf_host_identity(o->hostnqn, o->hostid, "/etc/nvme", "/etc/machine-id", hostnqn,
+				nqnlen, lo->hostid, err, sizeof(err));
+	if (rc) {
+		nvmeof_err("nvmeof: %s\n", err);
+		return rc;
+	}
+	lo->traddr = nf->traddr;
+	lo->trsvcid = nf->trsvcid;
+	lo->adrfam = nf->adrfam;
+	lo->host_traddr = o->host_traddr && *o->host_traddr ? o->host_traddr : NULL;
+	lo->subnqn = nf->subnqn;
+	lo->hostnqn = hostnqn;
+	lo->connect_timeout_ms = o->connect_timeout;
+	lo->inline_data = o->inline_data == NVMEOF_INLINE_AUTO;
+	lo->use_events = o->completion == NVMEOF_COMPLETION_EVENT;
+	return 0;
+}
+
+static int nvmeof_same_subsystem(const struct nvmeof_file *a, const struct nvmeof_file *b)
+{
+	return !strcmp(a->traddr, b->traddr) && !strcmp(a->trsvcid, b->trsvcid) &&
+		!strcmp(a->subnqn, b->subnqn);
+}
+
+/* The namespace probe runs in a child process: librdmacm opens the RDMA devices once per
+ * process and keeps them, and the kernel refuses a uverbs file used across fork.  fio forks
+ * jobs from this process, so it must never touch the devices itself. */
+struct nvmeof_probe_result {
+	int                 rc;
+	char                err[NVMF_ERR_LEN];
+	struct nvmf_ns_info ns;
+};
+
+static int nvmeof_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void nvmeof_probe_child(struct thread_data *td, int fd)
+{
+	struct nvmf_lane *probe = NULL;
+	struct nvmf_lane_opts lo;
+	struct nvmeof_probe_result r;
+	char hostnqn[NVMF_NQN_MAX + 1];
+	struct fio_file *f;
+	unsigned int i;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
+	if (!rc) {
+		lo.no_io_queue = 1;
+		rc = nvmf_lane_connect(&probe, &lo, r.err, sizeof(r.err));
+	} else {
+		snprintf(r.err, sizeof(r.err), "host identity");
+	}
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+
+		if (!rc) {
+			rc = nvmf_lane_identify_ns(probe, nf->ns.nsid, &r.ns);
+			if (rc)
+				snprintf(r.err, sizeof(r.err), "%s", nvmf_lane_err(probe));
+		}
+		r.rc = rc;
+		if (nvmeof_write_all(fd, &r, sizeof(r)))
+			break;
+	}
+	nvmf_lane_destroy(probe);
+	close(fd);
+	_exit(0);
+}
+
+static int nvmeof_probe(struct thread_data *td)
+{
+	struct nvmeof_probe_result r;
+	struct fio_file *f;
+	unsigned int i;
+	int pfd[2], status, rc = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		nvmeof_probe_child(td, pfd[1]);
+	}
+	close(pfd[1]);
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+		size_t got = 0;
+
+		while (got < sizeof(r)) {
+			ssize_t n = read(pfd[0], (char *)&r + got, sizeof(r) - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got != sizeof(r)) {
+			nvmeof_err("nvmeof: the namespace probe process ended early\n");
+			rc = -EIO;
+			break;
+		}
+		if (r.rc) {
+			nvmeof_err("nvmeof: %s\n", r.err);
+			rc = r.rc;
+			break;
+		}
+		nf->ns = r.ns;
+		nf->lba_shift = (unsigned)__builtin_ctz(nf->ns.lba_size);
+		f->filetype = FIO_TYPE_BLOCK;
+		f->real_file_size = nf->ns.nsze * nf->ns.lba_size;
+		fio_file_set_size_known(f);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
+/* setup: runs before the job's files are sized (in fio's main process by default).  Each
+ * file is resolved to a namespace over a short admin-only connection, so fio knows sizes. */
+int fio_nvmeof_setup(struct thread_data *td)
+{
+	struct nvmeof_file *first = NULL;
+	struct fio_file *f;
+	unsigned int i;
+	int rc = 0;
+
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+
+		if (!nf) {
+			nf = nvmeof_file_alloc(td);
+			if (!nf) {
+				rc = -ENOMEM;
+				break;
+			}
+			FILE_SET_ENG_DATA(f, nf);
+		}
+		if ((rc = nvmeof_file_target(td, f, nf)))
+			break;
+		if (!first) {
+			first = nf;
+		} else if (!nvmeof_same_subsystem(first, nf)) {
+			nvmeof_err("nvmeof: job %s names two subsystems (%s at %s:%s and %s at %s:%s): "
+				"one job is one controller connection; use one job per subsystem\n",
+				td->o.name, first->subnqn, first->traddr, first->trsvcid, nf->subnqn,
+				nf->traddr, nf->trsvcid);
+			rc = -EINVAL;
+			break;
+		}
+	}
+	if (!rc)
+		rc = nvmeof_probe(td);
+	/* A fabric namespace has no page cache here to invalidate (fio would try a block ioctl). */
+	td->o.invalidate_cache = 0;
+	if (rc)
+		td_verror(td, -rc, "nvmeof setup");
+	return rc ? 1 : 0;
+}
+
+/* Shapes the engine does not carry are refused here, never at I/O time. */
+int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
+{
+	struct thread_options *o = &td->o;
+	uint32_t lba = nf->ns.lba_size;
+
+	if (nf->ns.ms) {
+		nvmeof_err("nvmeof: namespace %u has %u bytes of metadata per block: not supported\n",
+			nf->ns.nsid, nf->ns.ms);
+		return -EOPNOTSUPP;
+	}
+	for (int d = DDIR_READ; d < DDIR_RWDIR_CNT; d++) {
+		if (o->min_bs[d] % lba || o->max_bs[d] % lba) {
+			nvmeof_err("nvmeof: bs %llu..%llu (%s) is not a multiple of namespace %u's LBA "
+				"size %u\n", (unsigned long long)o->min_bs[d],
+				(unsigned long long)o->max_bs[d], io_ddir_name(d), nf->ns.nsid, lba);
+			return -EINVAL;
+		}
+		for (unsigned j = 0; j < o->bssplit_nr[d]; j++) {
+			if (o->bssplit[d][j].bs % lba) {
+				nvmeof_err("nvmeof: bssplit size %llu is not a multiple of namespace %u's "
+					"LBA size %u\n", (unsigned long long)o->bssplit[d][j].bs,
+					nf->ns.nsid, lba);
+				return -EINVAL;
+			}
+		}
+		if (o->ba[d] % lba) {
+			nvmeof_err("nvmeof: blockalign %llu is not a multiple of namespace %u's LBA size %u\n",
+				(unsigned long long)o->ba[d], nf->ns.nsid, lba);
+			return -EINVAL;
+		}
+	}
+	if (o->start_offset >= nf->ns.nsze * lba) {
+		nvmeof_err("nvmeof: offset %llu is past the end of namespace %u (%llu bytes)\n",
+			(unsigned long long)o->start_offset, nf->ns.nsid,
+			(unsigned long long)(nf->ns.nsze * lba));
+		return -EINVAL;
+	}
+	if (o->start_offset % lba) {
+		nvmeof_err("nvmeof: offset %llu is not a multiple of namespace %u's LBA size %u\n",
+			(unsigned long long)o->start_offset, nf->ns.nsid, lba);
+		return -EINVAL;
+	}
+	return 0;
+}
