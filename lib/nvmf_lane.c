@@ -584,3 +584,8 @@ fail:
 	nvmf_lane_destroy(lane);
 	return rc;
 }
+
+struct ibv_pd *nvmf_lane_pd(struct nvmf_lane *lane)
+{
+	return lane ? lane->pd : NULL;
+}

@@ -97,4 +97,9 @@ int  nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms);
 /* Decode a CM reject's private data into words. */
 void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
 
+/* The lane's protection domain (struct ibv_pd *): memory backends register on it
+ * (lib/nvmf_mem_lane.c).  Valid until nvmf_lane_destroy: deregister first. */
+struct ibv_pd;
+struct ibv_pd *nvmf_lane_pd(struct nvmf_lane *lane);
+
 #endif
