@@ -130,3 +130,38 @@ compat:
 clean:
 	rm -rf $(BUILD)
 .SECONDARY:
+
+# ---- CUDA memory (issue #7): lib/nvmf_cuda*, lib/nvmf_mem* and their tests ----------------
+# test_cuda_decls checks lib/nvmf_cuda_api.h against a real cuda.h where $(CUDA_INC) has one
+# (`make CUDA_INC=` builds as on a machine without); test_cuda runs the loader and the memory
+# backends against the stand-in driver below (tests/cuda-standin/, over host memory).
+CUDA_INC ?= /usr/local/cuda/include
+CUDA_DECLS_FLAGS := $(if $(CUDA_INC),$(if $(wildcard $(CUDA_INC)/cuda.h),-DHAVE_REAL_CUDA_H -isystem $(CUDA_INC)))
+STANDIN_DIR  := $(BUILD)/cuda-standin
+STANDIN      := $(STANDIN_DIR)/libcuda.so.1
+STANDIN_VARS := $(STANDIN_DIR)/cuda10/libcuda.so.1 $(STANDIN_DIR)/cuda11.2/libcuda.so.1
+STANDIN_DEPS := tests/cuda-standin/standin.c tests/cuda-standin/standin.h lib/nvmf_cuda_api.h
+STANDIN_CC    = $(CC) $(BASEFLAGS) $(CFLAGS) -Ilib -Itests/cuda-standin -shared \
+                -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
+
+.PHONY: cuda-standin
+cuda-standin: $(STANDIN) $(STANDIN_VARS)
+
+$(STANDIN): $(STANDIN_DEPS)
+	@mkdir -p $(@D)
+	$(STANDIN_CC)
+
+# Drivers older than the loader accepts (no cuDevicePrimaryCtxRelease_v2), and without the
+# entry points newer than CUDA 11.2 (no dma-buf export, no GPUDirect flush).
+$(STANDIN_DIR)/cuda10/libcuda.so.1: $(STANDIN_DEPS)
+	@mkdir -p $(@D)
+	$(STANDIN_CC) -DNVMF_STANDIN_CUDA10
+
+$(STANDIN_DIR)/cuda11.2/libcuda.so.1: $(STANDIN_DEPS)
+	@mkdir -p $(@D)
+	$(STANDIN_CC) -DNVMF_STANDIN_CUDA11_2
+
+$(BUILD)/tests/test_cuda_decls $(BUILD)/asan/test_cuda_decls: private BASEFLAGS += $(CUDA_DECLS_FLAGS)
+$(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: $(STANDIN) $(STANDIN_VARS) tests/cuda-standin/standin.h
+$(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: private BASEFLAGS += -Itests/cuda-standin \
+	-DNVMF_STANDIN_DIR='"$(abspath $(STANDIN_DIR))"'
