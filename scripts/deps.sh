@@ -7,6 +7,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 CACHE=${FIO_NVMEOF_CACHE:-$REPO/.cache}
+APT_ETC=${FIO_NVMEOF_APT_ETC:-/etc/apt}   # the apt configuration debsrc.sh reads and extends
 CHECK_ONLY=0
 [ "${1:-}" = --check ] && CHECK_ONLY=1
 
@@ -50,34 +51,24 @@ fi
 if [ "$CHECK_ONLY" = 1 ]; then say "fio source tree for $deb_ver not prepared (run make deps)"; exit 1; fi
 [ "$(id -u)" = 0 ] || { say "the fio $deb_ver source tree is not cached; run 'make deps' as root once, or pass FIO_SRC=/path/to/fio-source"; exit 1; }
 
-have_debsrc() {
-	grep -rqsE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/
-}
-if ! have_debsrc; then
-	# Mirror every enabled 'deb' source as 'deb-src' (both one-line and deb822 formats).
-	src=/etc/apt/sources.list.d/fio-nvmeof-deb-src.sources
-	say "adding deb-src entries ($src) to fetch the fio source package"
-	{
-		for f in /etc/apt/sources.list.d/*.sources; do
-			[ -f "$f" ] && [ "$f" != "$src" ] || continue
-			awk 'BEGIN{RS=""; ORS="\n\n"} /(^|\n)Types:[^\n]*deb([ \t\n]|$)/ && !/Enabled: *no/ {
-				gsub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f"
-		done
-		if [ -f /etc/apt/sources.list ]; then
-			awk '$1=="deb"{ $1=""; sub(/^ /,""); printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents:", $2, $3;
-				for(i=4;i<=NF;i++) printf " %s", $i; printf "\n\n" }' /etc/apt/sources.list |
-				grep -v '^\[' || true
-		fi
-	} > "$src.tmp"
-	grep -q '^Types: deb-src' "$src.tmp" || { rm -f "$src.tmp"; say "no enabled 'deb' source found to mirror as deb-src"; exit 1; }
-	mv "$src.tmp" "$src"
-	apt-get update -qq
+debsrc() { "$REPO/scripts/debsrc.sh" --root "$APT_ETC" "$@"; }
+# apt reads its sources from $APT_ETC (the defaults when that is /etc/apt)
+APT_SRC=(-o Dir::Etc::SourceList="$APT_ETC/sources.list" -o Dir::Etc::SourceParts="$APT_ETC/sources.list.d")
+if ! debsrc has-src; then
+	# Mirror every enabled 'deb' source as 'deb-src'; debsrc.sh has apt check the entries first.
+	say "adding deb-src entries to fetch the fio source package"
+	debsrc install || { say "could not add a deb-src entry apt accepts; pass FIO_SRC=/path/to/fio-source"; exit 1; }
+	if ! apt-get "${APT_SRC[@]}" update -qq > "${TMPDIR:-/tmp}/fio-nvmeof-apt.log" 2>&1; then
+		tail -20 "${TMPDIR:-/tmp}/fio-nvmeof-apt.log"
+		rm -f "$APT_ETC/sources.list.d/fio-nvmeof-deb-src.sources"
+		say "apt-get update failed with the added deb-src entries (removed again)"; exit 1
+	fi
 fi
 
 work=$(mktemp -d "$CACHE/.fio-src.XXXXXX" 2>/dev/null || { mkdir -p "$CACHE"; mktemp -d "$CACHE/.fio-src.XXXXXX"; })
 trap 'rm -rf "$work"' EXIT
 say "fetching the fio $deb_ver source package"
-(cd "$work" && apt-get source -qq --download-only "fio=$deb_ver" >/dev/null 2>&1) || {
+(cd "$work" && apt-get "${APT_SRC[@]}" source -qq --download-only "fio=$deb_ver" >/dev/null 2>&1) || {
 	say "apt-get source fio=$deb_ver failed (is a deb-src entry for this suite configured?)"; exit 1; }
 (cd "$work" && dpkg-source -x ./fio_*.dsc src >dpkg-source.log 2>&1) || { cat "$work/dpkg-source.log"; say "dpkg-source failed"; exit 1; }
 say "configuring fio (config-host.h)"
