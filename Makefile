@@ -6,7 +6,18 @@ CC        ?= gcc
 AR        ?= ar
 BUILD     := build
 CACHE     ?= $(CURDIR)/.cache
-FIO_SRC   ?= $(CACHE)/fio-src
+# FIO_SRC: the fio source tree the engine is built against (headers, config-host.h); by default
+# $(CACHE)/fio-src, which `make deps` points at a tree it prepared: from the Debian source
+# package of the installed fio, or from what you give it when apt cannot:
+#   FIO_SRC=dir        configured already (has config-host.h): used as it is, deps leaves it alone.
+#                      Not configured (an upstream checkout): `make deps` copies it into
+#                      $(CACHE)/fio-<version>-upstream and configures the copy (your tree is
+#                      never changed); the build then uses $(CACHE)/fio-src, i.e. that copy.
+#   FIO_TARBALL=file   a fio release tarball, unpacked and prepared the same way.
+# So `make check FIO_SRC=dir` and `make check FIO_TARBALL=file` work in one step.
+FIO_SRC_GIVEN := $(if $(filter-out undefined default file,$(origin FIO_SRC)),$(FIO_SRC))
+override FIO_SRC := $(if $(and $(FIO_SRC_GIVEN),$(wildcard $(FIO_SRC_GIVEN)/config-host.h)),$(FIO_SRC_GIVEN),$(CACHE)/fio-src)
+FIO_TARBALL ?=
 PKG_CONFIG ?= pkg-config
 
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -43,7 +54,7 @@ engine: $(ENGINE)
 tests: $(UNIT_BINS)
 
 deps:
-	@scripts/deps.sh
+	@FIO_NVMEOF_CACHE='$(CACHE)' FIO_SRC='$(FIO_SRC_GIVEN)' FIO_TARBALL='$(FIO_TARBALL)' scripts/deps.sh
 
 $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
@@ -54,7 +65,7 @@ $(BUILD)/libnvmf.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(FIO_SRC)/config-host.h:
-	@echo "fio source tree not found at $(FIO_SRC) (need its headers and config-host.h): run 'make deps', or pass FIO_SRC=/path/to/configured/fio-source" >&2
+	@echo "fio source tree not found at $(FIO_SRC) (need its headers and config-host.h): run 'make deps' (or make deps FIO_SRC=/path/to/fio-source, or make deps FIO_TARBALL=/path/to/fio-X.tar.gz)" >&2
 	@exit 1
 
 $(FIO_VERSION_FILE): | $(FIO_SRC)/config-host.h

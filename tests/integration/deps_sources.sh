@@ -1,18 +1,25 @@
 #!/bin/bash
 # deps_sources.sh - `make deps` on the host (no VM, no network, never writes /etc/apt):
-# scripts/debsrc.sh mirrors deb entries as deb-src for a table of real-world apt
-# configurations (Debian 12/13 and Ubuntu defaults, a debootstrap one-liner, [options],
-# commented and disabled entries, mixed formats, an existing deb-src): the exact deb822
-# output, apt itself parsing every output (isolated: Dir::Etc::SourceList/SourceParts and
-# Dir::State::Lists point into a temporary directory), and negative controls showing that
-# the apt check rejects a malformed entry and that nothing is written then.
+#  1. scripts/debsrc.sh mirrors deb entries as deb-src for a table of real-world apt
+#     configurations (Debian 12/13 and Ubuntu defaults, a debootstrap one-liner, [options],
+#     commented and disabled entries, mixed formats, an existing deb-src): the exact deb822
+#     output, apt itself parsing every output (isolated: Dir::Etc::SourceList/SourceParts and
+#     Dir::State::Lists point into a temporary directory), and negative controls showing that
+#     the apt check rejects a malformed entry and that nothing is written then.
+#  2. scripts/deps.sh with FIO_TARBALL / FIO_SRC (a private cache): a version mismatch is
+#     refused naming both ways out, a tarball and an unconfigured tree are prepared in the cache
+#     (the given tree is not touched) and reused on a re-run, a configured tree is used as is,
+#     apt without fio's source names both ways out, and `make deps engine` builds against the
+#     prepared copy.
 # Exit 0 pass, 1 fail, 77 skip.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 DEBSRC=$REPO/scripts/debsrc.sh
+DEPS=$REPO/scripts/deps.sh
 OWN=fio-nvmeof-deb-src.sources
-pass=0 fail=0
+pass=0 fail=0 skip=0
 ok()  { pass=$((pass + 1)); echo "PASS $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/    | /'; }
+skp() { skip=$((skip + 1)); echo "SKIP $1"; }
 
 command -v apt-get >/dev/null || { echo "SKIP: no apt-get on this machine"; exit 77; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/deps_sources.XXXXXX") || exit 1
@@ -435,8 +442,143 @@ else
 	bad "nothing enabled to mirror: install fails, writes nothing" "$out"
 fi
 
+# ---------------------------------------------------------------------------------------------
+# 2. deps.sh: FIO_TARBALL / FIO_SRC, in a private cache
+fio_ver=$(fio --version 2>/dev/null)
+SHARED=${FIO_SOURCES_DIR:-$REPO/../shared/fio-sources}
+base=""
+if [ -z "$fio_ver" ] || ! command -v gcc >/dev/null; then
+	skp "deps.sh cases: no fio or no gcc here (run make deps)"
+elif out=$(FIO_NVMEOF_CACHE=$T/empty "$DEPS" --check 2>&1); grep -q 'missing packages' <<<"$out"; then
+	skp "deps.sh cases: $out"
+else
+	base=$(readlink -f "${FIO_NVMEOF_CACHE:-$REPO/.cache}/fio-src")
+	if [ ! -f "$base/.ready" ] || [ "$(sed -n 's/^FIO_VERSION = //p' "$base/FIO-VERSION-FILE")" != "$fio_ver" ]; then
+		skp "deps.sh cases: no prepared $fio_ver tree to build the fixtures from (run make deps)"
+		base=""
+	fi
+fi
+if [ -n "$base" ]; then
+	# Fixtures: an unconfigured $fio_ver tree (the Debian one, configure outputs removed), its
+	# tarball, and a tarball that reports another version.
+	F=$T/fix; mkdir -p "$F"
+	cp -a "$base" "$F/$fio_ver"
+	(cd "$F/$fio_ver" && rm -rf config-host.h config-host.mak FIO-VERSION-FILE configure.out .ready .pc)
+	tar -C "$F" -czf "$F/$fio_ver.tar.gz" "$fio_ver"
+	other=$SHARED/fio-3.36.tar.gz other_ver=fio-3.36
+	if [ ! -f "$other" ]; then       # no upstream tarball here: one that claims fio-0.1
+		cp -a "$F/$fio_ver" "$F/fio-0.1"; echo fio-0.1 > "$F/fio-0.1/version"
+		tar -C "$F" -czf "$F/fio-0.1.tar.gz" fio-0.1; other=$F/fio-0.1.tar.gz other_ver=fio-0.1
+	fi
+	tree_sum() { (cd "$1" && find . -printf '%p %s %T@\n' | sort | sha256sum); }
+	given_sum=$(tree_sum "$F/$fio_ver")
+	deps() { (cd "$REPO" && env -u FIO_SRC -u FIO_TARBALL FIO_NVMEOF_CACHE="$C" "$@" "$DEPS") 2>&1; }
+	both_ways() { grep -q 'make deps FIO_SRC=' <<<"$1" && grep -q 'make deps FIO_TARBALL=' <<<"$1"; }
+
+	C=$T/cache-mismatch
+	out=$(deps FIO_TARBALL="$other"); rc=$?
+	if [ $rc != 0 ] && grep -q "reports '$other_ver' but the installed fio is '$fio_ver'" <<<"$out" &&
+		both_ways "$out" && [ ! -e "$C/fio-src" ] && ! compgen -G "$C/*-upstream" >/dev/null; then
+		ok "FIO_TARBALL of $other_ver under $fio_ver: refused, both ways out named, nothing cached"
+	else
+		bad "FIO_TARBALL of another version refused (rc=$rc)" "$out"
+	fi
+
+	C=$T/cache
+	up=$C/$fio_ver-upstream
+	out=$(deps FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
+	if [ $rc = 0 ] && [ -f "$up/.ready" ] && [ -f "$up/config-host.h" ] &&
+		[ "$(readlink "$C/fio-src")" = "$fio_ver-upstream" ] &&
+		[ "$(sed -n 's/^FIO_VERSION = //p' "$up/FIO-VERSION-FILE")" = "$fio_ver" ] &&
+		grep -q "configuring $fio_ver" <<<"$out"; then
+		ok "FIO_TARBALL: prepared in $fio_ver-upstream, fio-src points at it"
+	else
+		bad "FIO_TARBALL: prepared in the cache (rc=$rc)" "$out"
+	fi
+	stamp=$(stat -c '%i %Y' "$up" "$up/.ready" "$up/config-host.h" 2>/dev/null)
+	ln -sfn elsewhere "$C/fio-src"
+	out=$(deps FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
+	if [ $rc = 0 ] && [ -z "$out" ] && [ "$stamp" = "$(stat -c '%i %Y' "$up" "$up/.ready" "$up/config-host.h")" ] &&
+		[ "$(readlink "$C/fio-src")" = "$fio_ver-upstream" ]; then
+		ok "FIO_TARBALL re-run: cached, no work (fio-src re-pointed)"
+	else
+		bad "FIO_TARBALL re-run: cached, no work (rc=$rc)" "$out"
+	fi
+
+	out=$(deps FIO_SRC="$F/$fio_ver"); rc=$?
+	if [ $rc = 0 ] && grep -q "^tree $F/$fio_ver\$" "$up/.ready" && [ -f "$up/config-host.h" ] &&
+		[ ! -e "$F/$fio_ver/config-host.h" ] && [ "$given_sum" = "$(tree_sum "$F/$fio_ver")" ]; then
+		ok "FIO_SRC=unconfigured tree: the copy is prepared in the cache, the tree is untouched"
+	else
+		bad "FIO_SRC=unconfigured tree: copy prepared, tree untouched (rc=$rc)" "$out"
+	fi
+	out=$(deps FIO_SRC="$F/$fio_ver"); rc=$?
+	if [ $rc = 0 ] && [ -z "$out" ]; then ok "FIO_SRC re-run: cached, no work"; else bad "FIO_SRC re-run (rc=$rc)" "$out"; fi
+
+	before=$(ls -A "$C")
+	out=$(deps FIO_SRC="$up"); rc=$?
+	if [ $rc = 0 ] && grep -q 'the build uses it as it is' <<<"$out" && [ "$before" = "$(ls -A "$C")" ]; then
+		ok "FIO_SRC=configured tree: used as it is, nothing prepared"
+	else
+		bad "FIO_SRC=configured tree: used as it is (rc=$rc)" "$out
+before: $before
+after: $(ls -A "$C")"
+	fi
+	out=$(deps FIO_SRC="$F/$fio_ver" FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
+	if [ $rc != 0 ] && grep -q 'not both' <<<"$out"; then ok "FIO_SRC and FIO_TARBALL together: refused"; else bad "FIO_SRC and FIO_TARBALL together (rc=$rc)" "$out"; fi
+
+	# No tree and apt cannot help: a fio built from git (PATH shim), and (as root) a mirror
+	# without fio's source package (an apt-get shim failing `source`; deb-src already present
+	# in a private apt root, so nothing is written anywhere).
+	mkdir -p "$T/shim-fio" "$T/shim-apt" "$T/apt.src/sources.list.d"
+	printf '#!/bin/sh\necho fio-3.36-12-gdeadbeef\n' > "$T/shim-fio/fio"
+	cat > "$T/shim-apt/apt-get" <<'EOF'
+#!/bin/sh
+for a; do [ "$a" = source ] && { echo "E: Unable to find a source package for fio" >&2; exit 100; }; done
+exec /usr/bin/apt-get "$@"
+EOF
+	chmod +x "$T/shim-fio/fio" "$T/shim-apt/apt-get"
+	cp "$T/apt.srclist/sources.list.d/"* "$T/apt.src/sources.list.d/"
+	C=$T/cache-git
+	out=$(deps PATH="$T/shim-fio:$PATH"); rc=$?
+	if [ $rc != 0 ] && grep -q 'fio-3.36-12-gdeadbeef, not the Debian package' <<<"$out" && both_ways "$out" &&
+		grep -q 'fio-3.36-12-gdeadbeef.tar.gz' <<<"$out"; then
+		ok "a fio not from the package: refused without touching apt, both ways out named"
+	else
+		bad "a fio not from the package: both ways out named (rc=$rc)" "$out"
+	fi
+	C=$T/cache-noapt
+	out=$(deps PATH="$T/shim-apt:$PATH" FIO_NVMEOF_APT_ETC="$T/apt.src"); rc=$?
+	if [ "$(id -u)" = 0 ]; then want="apt-get source fio=.* failed"; else want="run 'make deps' as root"; fi
+	if [ $rc != 0 ] && grep -q "$want" <<<"$out" && both_ways "$out" && [ ! -e "$C/fio-src" ]; then
+		ok "apt without fio's source ($want): both ways out named"
+	else
+		bad "apt without fio's source: both ways out named (rc=$rc)" "$out"
+	fi
+
+	# make: an unconfigured FIO_SRC builds against the prepared copy (FIO_SRC resolves to
+	# $(CACHE)/fio-src), a configured one as it is; FIO_TARBALL is handed to deps.
+	mk() { (cd "$REPO" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u FIO_SRC -u FIO_TARBALL make --no-print-directory "$@") 2>&1; }
+	C=$T/mk/cache
+	v1=$(mk -pn CACHE="$C" FIO_SRC="$F/$fio_ver" deps | sed -n 's/^FIO_SRC := //p')
+	v2=$(mk -pn CACHE="$C" FIO_SRC="$up" deps | sed -n 's/^FIO_SRC := //p')
+	v3=$(mk -n CACHE="$C" FIO_TARBALL=/x/fio.tar.gz deps)
+	if [ "$v1" = "$C/fio-src" ] && [ "$v2" = "$up" ] && grep -q "FIO_TARBALL='/x/fio.tar.gz'" <<<"$v3"; then
+		ok "Makefile: unconfigured FIO_SRC -> \$(CACHE)/fio-src, configured FIO_SRC as is, FIO_TARBALL to deps"
+	else
+		bad "Makefile FIO_SRC/FIO_TARBALL selection" "unconfigured: $v1; configured: $v2; $v3"
+	fi
+	out=$(mk CACHE="$C" BUILD="$T/mk/build" FIO_SRC="$F/$fio_ver" deps engine); rc=$?
+	if [ $rc = 0 ] && grep -q -- "-isystem $C/fio-src " <<<"$out" && [ -f "$C/$fio_ver-upstream/.ready" ] &&
+		help=$(fio --enghelp="$T/mk/build/libfio_nvmeof.so" 2>&1) && grep -q '^traddr' <<<"$help"; then
+		ok "make deps engine FIO_SRC=unconfigured tree: built against the prepared copy, fio loads it"
+	else
+		bad "make deps engine FIO_SRC=unconfigured tree (rc=$rc)" "$(tail -30 <<<"$out")"
+	fi
+fi
+
 if [ "$etc_before" = "$(etc_apt_state)" ]; then ok "/etc/apt unchanged"; else bad "/etc/apt unchanged" "$(diff <(echo "$etc_before") <(etc_apt_state))"; fi
-echo "deps_sources: $pass passed, $fail failed"
+echo "deps_sources: $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ] || exit 1
 [ $pass -gt 0 ] || { echo "SKIP: nothing could run"; exit 77; }
 exit 0
