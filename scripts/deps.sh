@@ -31,11 +31,12 @@ CHECK_ONLY=0
 # libaio/libnuma/zlib headers let fio's ./configure see the same features the Debian fio was
 # built with (they change struct layouts the engine relies on).
 # testbed: qemu (TCG), busybox for the initramfs, rdma-core userland and rxe provider,
-# nvme-cli for the kernel-initiator reference, kmod/cpio/iproute2 for the guest setup.
+# nvme-cli for the kernel-initiator reference, kmod/cpio/iproute2 for the guest setup,
+# dmsetup for a namespace that stops answering (the stop suite).
 PKGS="gcc make pkg-config libc6-dev dpkg-dev python3 fio
       rdma-core ibverbs-providers libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
       libaio-dev libnuma-dev zlib1g-dev
-      qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps valgrind"
+      qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps valgrind dmsetup"
 
 say() { echo "deps: $*"; }
 
