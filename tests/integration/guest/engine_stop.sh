@@ -56,34 +56,51 @@ start_job() {
 stall()   { dmsetup suspend "$DM"; sleep 1; }    # in-flight I/O drains, new I/O hangs
 unstall() { dmsetup resume "$DM"; }
 
+# why_bad NAME STALLED: after fio NAME ended, what is wrong (prints nothing when all is well):
+# a job process left behind; with a stalled target no line saying what it left unanswered;
+# with a live one, commands given up.
+why_bad() {
+	local name=$1 st=$2
+	sleep 0.2
+	if [ -n "$(leftovers "$name")" ]; then
+		echo "job process(es) left: $(leftovers "$name" | xargs echo)"
+	elif [ "$st" = 1 ] && ! grep -q "nvmeof: $name: lane failed: job stopped with [1-9]" "$WORK/$name.log"; then
+		echo "no line saying what the target left unanswered"
+	elif [ "$st" = 0 ] && grep -q "lane failed" "$WORK/$name.log"; then
+		echo "a live target's commands were given up: $(grep -m1 'lane failed' "$WORK/$name.log")"
+	fi
+}
+
+# judge NAME STALLED OK-TEXT [WHY]: PASS with OK-TEXT unless WHY (or why_bad) says otherwise;
+# a failure shows the job's log and kills what is left of it.
+judge() {
+	local name=$1 st=$2 text=$3 why=${4:-}
+	[ -n "$why" ] || why=$(why_bad "$name" "$st")
+	if [ -z "$why" ]; then
+		ok "$name: $text"
+		return
+	fi
+	bad "$name" "$why"
+	sed 's/^/    | /' "$WORK/$name.log" | tail -8
+	kill -9 "$FIO_PID" $(leftovers "$name") 2>/dev/null
+	wait "$FIO_PID" 2>/dev/null
+}
+
 # stop_case NAME SIGNAL STALL ARGS...: signal fio; it must be gone within LIMIT_MS and leave
 # no job process behind.  STALL=1: the target stopped answering first.
 stop_case() {
-	local name=$1 sig=$2 st=$3 t0 t1 rc
+	local name=$1 sig=$2 st=$3 t0 rc
 	shift 3
 	start_job "$name" --time_based --runtime=120 "$@"
 	[ "$st" = 1 ] && stall
 	t0=$(now_ms)
 	kill -"$sig" "$FIO_PID"
 	if wait_gone "$FIO_PID" "$LIMIT_MS"; then
-		t1=$(now_ms)
+		t0=$(( $(now_ms) - t0 ))
 		wait "$FIO_PID"; rc=$?
-		sleep 0.2
-		if [ -n "$(leftovers "$name")" ]; then
-			bad "$name" "job process(es) left: $(leftovers "$name" | xargs echo)"
-		elif [ "$st" = 1 ] && ! grep -q "nvmeof: $name: lane failed: job stopped with [1-9]" "$WORK/$name.log"; then
-			bad "$name" "no line saying what the target left unanswered"
-			sed 's/^/    | /' "$WORK/$name.log" | tail -8
-		elif [ "$st" = 0 ] && grep -q "lane failed" "$WORK/$name.log"; then
-			bad "$name" "a live target's commands were given up: $(grep -m1 'lane failed' "$WORK/$name.log")"
-		else
-			ok "$name: fio exited $rc $((t1 - t0)) ms after SIG$sig"
-		fi
+		judge "$name" "$st" "fio exited $rc $t0 ms after SIG$sig"
 	else
-		bad "$name" "fio still running $LIMIT_MS ms after SIG$sig"
-		sed 's/^/    | /' "$WORK/$name.log" | tail -8
-		kill -9 "$FIO_PID" $(leftovers "$name") 2>/dev/null
-		wait "$FIO_PID" 2>/dev/null
+		judge "$name" "$st" "" "fio still running $LIMIT_MS ms after SIG$sig"
 	fi
 	[ "$st" = 1 ] && unstall
 	return 0
@@ -92,29 +109,17 @@ stop_case() {
 # runtime_case NAME ARGS...: the target stops answering at ~1 s of a 5 s run; fio must end
 # within LIMIT_MS of the runtime's end
 runtime_case() {
-	local name=$1 t1 rc ran
+	local name=$1 rc ran why=""
 	shift
 	start_job "$name" --time_based "$@"
 	stall
 	if wait_gone "$FIO_PID" $(( 5000 + LIMIT_MS + 20000 )); then
-		t1=$(now_ms)
+		ran=$(( $(now_ms) - START_MS ))
 		wait "$FIO_PID"; rc=$?
-		ran=$((t1 - START_MS))
-		if [ $ran -gt $((5000 + LIMIT_MS)) ]; then
-			bad "$name" "fio ended $ran ms after the lane started: past the 5 s runtime + $LIMIT_MS ms"
-		elif [ -n "$(leftovers "$name")" ]; then
-			bad "$name" "job process(es) left"
-		elif ! grep -q "nvmeof: $name: lane failed: job stopped with" "$WORK/$name.log"; then
-			bad "$name" "no line saying what the target left unanswered"
-			sed 's/^/    | /' "$WORK/$name.log" | tail -8
-		else
-			ok "$name: fio exited $rc $ran ms after the lane started (runtime 5 s)"
-		fi
+		[ $ran -le $((5000 + LIMIT_MS)) ] || why="fio ended $ran ms after the lane started: past the 5 s runtime + $LIMIT_MS ms"
+		judge "$name" 1 "fio exited $rc $ran ms after the lane started (runtime 5 s)" "$why"
 	else
-		bad "$name" "fio still running long after its 5 s runtime"
-		sed 's/^/    | /' "$WORK/$name.log" | tail -8
-		kill -9 "$FIO_PID" $(leftovers "$name") 2>/dev/null
-		wait "$FIO_PID" 2>/dev/null
+		judge "$name" 1 "" "fio still running long after its 5 s runtime"
 	fi
 	unstall
 }
