@@ -186,7 +186,11 @@ if [ ! -f "$KDIR/.done" ]; then
 			rm -rf "$tmp"; exit $EX_PREREQ
 		fi
 	else
+		# Debian 13's kernel package ships its modules in usr/lib/modules (merged /usr):
+		# give the unpacked tree the lib -> usr/lib link a merged system has.
 		dpkg -x "$tmp"/linux-image-*.deb "$tmp/root" && rm -f "$tmp"/linux-image-*.deb &&
+			{ [ -e "$tmp/root/lib" ] || [ ! -d "$tmp/root/usr/lib/modules" ] ||
+			  ln -s usr/lib "$tmp/root/lib"; } &&
 			depmod -b "$tmp/root" "$KV" && [ -f "$tmp/root/boot/vmlinuz-$KV" ] ||
 			{ say "unpacking linux-image-$KV failed"; rm -rf "$tmp"; exit $EX_PREREQ; }
 		rm -rf "$KDIR"; mv "$tmp" "$KDIR"; touch "$KDIR/.done"; tmp=''
