@@ -42,6 +42,7 @@ struct nvmeof_data {
 	unsigned            nr_unstamped;
 	struct nvmf_io_backlog backlog;  /* queued I/Os waiting for free slots */
 	uint64_t            stop_seen_ms; /* when getevents first saw fio stopping the job */
+	uint64_t            next_stop_check_ms;
 	pid_t               parent;      /* process mode: fio's pid (0 in thread mode) */
 	unsigned            uncommitted; /* queued since fio's last commit */
 	uint64_t            nr_queued;   /* I/Os taken from fio */
@@ -416,13 +417,14 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 {
 	char msg[160];
 
+	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
 	if (!nvmeof_stop_requested(td, ld))
 		return 0;
 	if (!ld->stop_seen_ms) {
 		ld->stop_seen_ms = now;
 		return 0;
 	}
-	if (now - ld->stop_seen_ms < NVMEOF_STOP_GRACE_MS)
+	if (now - ld->stop_seen_ms < NVMEOF_STOP_GRACE_MS || (!ld->q->nr_inflight && !ld->backlog.nr))
 		return 0;
 	snprintf(msg, sizeof(msg), "job stopped with %u command(s) and %u waiting I/O(s) the "
 		 "target did not complete within %u ms", ld->q->nr_inflight, ld->backlog.nr,
@@ -434,7 +436,7 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 				const struct timespec *t)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
-	uint64_t now, deadline = 0, next_check;
+	uint64_t now, deadline = 0;
 	unsigned n, spins = 0;
 	int rc;
 
@@ -445,8 +447,11 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		ld->nr_events -= ld->ev_handed;
 		ld->ev_handed = 0;
 	}
+	/* The stop check runs on a clock, not per call: fio may call often with min 0 or get
+	 * its events at once, and must still notice its parent gone. */
 	now = nvmf_now_ms();
-	next_check = now + NVMEOF_STOP_CHECK_MS;
+	if (now >= ld->next_stop_check_ms && (rc = nvmeof_check_stop(td, ld, now)) < 0)
+		goto fatal;
 	if (t)
 		deadline = now + (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_nsec / 1000000;
 	for (;;) {
@@ -474,11 +479,8 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		now = nvmf_now_ms();
 		if (t && now >= deadline)
 			break;
-		if (now >= next_check) {
-			next_check = now + NVMEOF_STOP_CHECK_MS;
-			if ((rc = nvmeof_check_stop(td, ld, now)) < 0)
-				goto fatal;
-		}
+		if (now >= ld->next_stop_check_ms && (rc = nvmeof_check_stop(td, ld, now)) < 0)
+			goto fatal;
 	}
 	n = ld->nr_events < max ? ld->nr_events : max;
 	ld->ev_handed = n;
@@ -539,11 +541,20 @@ NVMEOF_EXPORT void get_ioengine(struct ioengine_ops **ops);
 NVMEOF_EXPORT void get_ioengine(struct ioengine_ops **ops)
 {
 	const char *running = dlsym(RTLD_DEFAULT, "fio_version_string");
+	char why[200];
 
 	if (!running || strcmp(running, FIO_NVMEOF_BUILT_FOR)) {
 		nvmeof_err("fio-nvmeof: built for %s but this fio is %s: rebuild the engine against "
 			"this fio (make clean && make deps && make, or make FIO_SRC=<its source>)\n",
 			FIO_NVMEOF_BUILT_FOR, running ? running : "of unknown version");
+		*ops = NULL;
+		return;
+	}
+	if (nvmeof_layout_check(why, sizeof(why))) {
+		nvmeof_err("fio-nvmeof: built against a %s source whose struct layout differs from "
+			   "this fio's (%s): rebuild against this fio's own source (its distribution's "
+			   "source package: make clean && make deps FIO_SRC=<that tree> && make)\n",
+			   FIO_NVMEOF_BUILT_FOR, why);
 		*ops = NULL;
 		return;
 	}

@@ -55,5 +55,8 @@ int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 int  fio_nvmeof_setup(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
+/* 0 when the running fio's thread_options matches the engine's headers (nvmeof_layout.c);
+ * else -1 with the first difference in why. */
+int  nvmeof_layout_check(char *why, size_t len);
 
 #endif

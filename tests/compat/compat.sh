@@ -143,7 +143,13 @@ fi
 # refused LABEL FIO ENGINE BUILT_FOR RUNNING: the engine is refused with exactly one line,
 # both by --enghelp and by a job.
 refused() {
-	local label=$1 fio=$2 eng=$3 want="fio-nvmeof: built for $4 but this fio is $5: rebuild"
+	refused_re "$1" "$2" "$3" "fio-nvmeof: built for $4 but this fio is $5: rebuild"
+}
+
+# refused_re LABEL FIO ENGINE REGEX: FIO refuses ENGINE with exactly one fio-nvmeof line,
+# matching REGEX, at --enghelp and as a job, and exits non-zero.
+refused_re() {
+	local label=$1 fio=$2 eng=$3 want=$4
 	local out rc n what
 	for what in enghelp job; do
 		if [ $what = enghelp ]; then
@@ -182,6 +188,24 @@ else
 			"$(engine_for "$base_v")" "fio-$base_v" "fio-$new_v"
 	else
 		skp "fio-$new_v refuses an engine built for another fio: no other engine built"
+	fi
+	# The same release with another thread_options layout (Debian 13's fio 3.39-1 carries an
+	# option upstream 3.39 lacks, moving later fields by 4 bytes): the version matches, the
+	# layout check (engine/nvmeof_layout.c) must refuse it.
+	shifted=$CCACHE/shifted-fio-$new_v log=$OUTB/logs/build-shifted-fio-$new_v.log
+	if [ ! -f "$shifted/.ready" ]; then
+		rm -rf "$shifted" && cp -a "$CCACHE/fio-$new_v" "$shifted" &&
+			sed -i 's/^\tunsigned int use_thread;/\tunsigned int nvmeof_layout_test_pad;\n&/' \
+				"$shifted/thread_options.h" &&
+			grep -q nvmeof_layout_test_pad "$shifted/thread_options.h" && touch "$shifted/.ready"
+	fi
+	if [ -f "$shifted/.ready" ] && make -C "$REPO" --no-print-directory \
+		BUILD="build/compat/shifted-fio-$new_v" FIO_SRC="$shifted" CI=true engine >"$log" 2>&1; then
+		refused_re "fio-$new_v refuses an engine built against fio-$new_v headers with another thread_options layout" \
+			"$new_fio" "$OUTB/shifted-fio-$new_v/libfio_nvmeof.so" \
+			"fio-nvmeof: built against a fio-$new_v source whose struct layout differs from this fio's (option 'thread' is at offset"
+	else
+		bad "build an engine against a shifted fio-$new_v layout (log $log)"
 	fi
 	sys_fio=$(command -v fio || true)
 	sys_v=$([ -n "$sys_fio" ] && "$sys_fio" --version 2>/dev/null)
