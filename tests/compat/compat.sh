@@ -77,11 +77,6 @@ prepare_upstream() {
 built=""
 build_engine() {
 	local label=$1 v=$2 tree=$3 t=$(date +%s) log=$OUTB/logs/build-fio-$2.log
-	local so=$OUTB/fio-$2/libfio_nvmeof.so
-	# The Makefile's engine objects do not depend on engine/*.h: rebuild them when one changed.
-	if [ -f "$so" ] && [ -n "$(find "$REPO/engine" -name '*.h' -newer "$so")" ]; then
-		rm -rf "$OUTB/fio-$v/engine"
-	fi
 	if make -C "$REPO" --no-print-directory BUILD="build/compat/fio-$v" FIO_SRC="$tree" CI=true \
 		CFLAGS="$ENG_CFLAGS" engine >"$log" 2>&1; then
 		ok "build engine against $label ($(secs "$t"))"
