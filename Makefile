@@ -107,7 +107,7 @@ asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run-tests.sh asan $(ASAN_BINS)
 
-integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so
+integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so $(STANDIN)
 	@tests/run-tests.sh integration $(sort $(wildcard tests/integration/*.sh))
 
 check: deps

@@ -34,7 +34,8 @@
 struct nvmeof_data {
 	struct nvmf_lane   *lane;
 	struct nvmf_queue  *q;
-	struct nvmf_mr      buf_mr;
+	struct nvmeof_buffers bufs;
+	unsigned            nr_finished; /* events[0..nr_finished) passed the buffers' reaping */
 	struct io_u       **events;      /* completed, not yet handed to fio */
 	unsigned            nr_events;
 	unsigned            ev_handed;   /* events[0..ev_handed) given out by the last getevents */
@@ -90,7 +91,8 @@ static void nvmeof_data_free(struct thread_data *td)
 			    "at once; the I/O queue takes %u commands)\n", td->o.name,
 			    (unsigned long long)ld->nr_waited, (unsigned long long)ld->nr_queued,
 			    ld->max_backlog, ld->q ? ld->q->max_inflight : 0);
-	nvmf_lane_dereg_mem(&ld->buf_mr);
+	/* The buffers' MR and device memory go before the lane's protection domain. */
+	nvmeof_buffers_close(td, &ld->bufs);
 	nvmf_lane_destroy(ld->lane);
 	free(ld->events);
 	free(ld->unstamped);
@@ -107,7 +109,6 @@ static void fio_nvmeof_cleanup(struct thread_data *td)
 
 static int fio_nvmeof_init(struct thread_data *td)
 {
-	struct nvmeof_options *o = td->eo;
 	struct nvmeof_data *ld;
 	struct nvmeof_file *nf0;
 	struct nvmf_lane_opts lo;
@@ -135,6 +136,12 @@ static int fio_nvmeof_init(struct thread_data *td)
 	td->io_ops_data = ld;
 	if (nvmeof_lane_opts(td, nf0, &lo, hostnqn, sizeof(hostnqn)))
 		goto fail;
+	/* The memory backend first: a GPU that cannot be used fails the job before it connects.
+	 * This runs in the job's own process or thread, never in fio's parent. */
+	if ((rc = nvmeof_buffers_open(td, &ld->bufs))) {
+		td_verror(td, -rc, "nvmeof buffers");
+		goto fail;
+	}
 
 	/* Connect first: MDTS decides how many commands the largest I/O needs. */
 	lo.io_queue_entries = td->o.iodepth + 1;
@@ -186,6 +193,23 @@ static int fio_nvmeof_init(struct thread_data *td)
 	ld->cpl.arg = ld;
 	nvmf_queue_set_complete(ld->q, nvmf_io_complete_req, &ld->cpl);
 
+	return 0;
+fail:
+	/* Per-file state stays for fio's cleanup call: the files still point at it. */
+	nvmeof_data_free(td);
+	return 1;
+}
+
+/* The start line, once the buffers are registered (it says how). */
+static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
+{
+	struct nvmeof_options *o = td->eo;
+	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
+	char bufs[1024];
+	struct fio_file *f;
+	unsigned int i;
+
+	nvmeof_buffers_describe(&ld->bufs, in->rdma_dev, bufs, sizeof(bufs));
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 		char mdts[32];
@@ -195,35 +219,28 @@ static int fio_nvmeof_init(struct thread_data *td)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, queue %u, in-capsule %u B, %s via %s port %u (%s -> %s:%s)\n",
+			 "MDTS %s, queue %u, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 in->io_queue_entries, in->inline_max,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" : "poll", in->rdma_dev,
-			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid);
+			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, bufs);
 	}
-	return 0;
-fail:
-	/* Per-file state stays for fio's cleanup call: the files still point at it. */
-	nvmeof_data_free(td);
-	return 1;
 }
 
-/* post_init: fio's I/O buffers exist now; register the whole area once. */
+/* post_init: fio's I/O buffers exist now; the backend registers the whole area once. */
 static int fio_nvmeof_post_init(struct thread_data *td)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
 	int rc;
 
-	if (!td->orig_buffer || !td->orig_buffer_size)
-		return 0;
-	rc = nvmf_lane_reg_mem(ld->lane, td->orig_buffer, td->orig_buffer_size, &ld->buf_mr);
+	rc = nvmeof_buffers_register(td, &ld->bufs, ld->lane);
 	if (rc) {
-		nvmeof_err("nvmeof: %s\n", nvmf_lane_err(ld->lane));
 		td_verror(td, -rc, "nvmeof register buffers");
 		return 1;
 	}
+	nvmeof_start_line(td, ld);
 	return 0;
 }
 
@@ -301,16 +318,11 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 		io->nlb = io_u->xfer_buflen >> nf->lba_shift;
 	}
 	if (io->op == NVMF_IO_READ || io->op == NVMF_IO_WRITE) {
-		char *b = io_u->xfer_buf;
-
-		if (!ld->buf_mr.ibv_mr || b < (char *)ld->buf_mr.addr ||
-		    b + io_u->xfer_buflen > (char *)ld->buf_mr.addr + ld->buf_mr.len) {
-			io_u->error = EFAULT;
+		rc = nvmeof_buffers_map(td, &ld->bufs, io_u, io);
+		if (rc < 0) {
+			io_u->error = -rc;
 			return FIO_Q_COMPLETED;
 		}
-		io->buf = b;
-		io->lkey = ld->buf_mr.lkey;
-		io->rkey = ld->buf_mr.rkey;
 	}
 	/* Never FIO_Q_BUSY: an I/O whose commands do not fit now waits in the engine's backlog
 	 * and is posted (and stamped) as slots free up; fio re-queueing it would redraw the
@@ -445,6 +457,7 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		memmove(ld->events, ld->events + ld->ev_handed,
 			(ld->nr_events - ld->ev_handed) * sizeof(ld->events[0]));
 		ld->nr_events -= ld->ev_handed;
+		ld->nr_finished -= ld->ev_handed;
 		ld->ev_handed = 0;
 	}
 	/* The stop check runs on a clock, not per call: fio may call often with min 0 or get
@@ -481,6 +494,12 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 			break;
 		if (now >= ld->next_stop_check_ms && (rc = nvmeof_check_stop(td, ld, now)) < 0)
 			goto fatal;
+	}
+	/* What the target placed in the buffers is made visible before fio looks at it. */
+	if (ld->nr_finished < ld->nr_events) {
+		nvmeof_buffers_reaped(td, &ld->bufs, ld->events + ld->nr_finished,
+				      ld->nr_events - ld->nr_finished);
+		ld->nr_finished = ld->nr_events;
 	}
 	n = ld->nr_events < max ? ld->nr_events : max;
 	ld->ev_handed = n;

@@ -13,7 +13,8 @@
 enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
 enum { NVMEOF_INLINE_AUTO = 0, NVMEOF_INLINE_OFF };
 enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT };
-enum { NVMEOF_MEM_HOST = 0 };
+enum { NVMEOF_MEM_HOST = 0, NVMEOF_MEM_CUDA };
+enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
 
 struct nvmeof_options {
 	void        *pad;              /* fio: an option's off1 must not be 0 */
@@ -29,6 +30,9 @@ struct nvmeof_options {
 	int          inline_data;
 	int          completion;
 	int          mem;
+	char        *cuda_device;      /* "N" or "N,M,...": job i takes entry i mod n */
+	int          gpu_reg;
+	unsigned int gpudirect;
 };
 
 /* Per fio file: the namespace it names. */
@@ -44,6 +48,34 @@ struct nvmeof_file {
 	struct nvmeof_file  *next;
 };
 
+/* A lane's I/O buffers: a memory backend (nvmeof_buffers.c over lib/nvmf_mem.h). */
+struct nvmf_mem;
+struct nvmeof_buffers {
+	struct nvmf_mem      *mem;
+	const struct nvmf_mr *mr;          /* the registered wire area */
+	int                   cuda;        /* device memory: copies and flushes on the I/O path */
+	int                   host_data;   /* fio fills or checks the bytes: copy per I/O */
+	int                   failed_logged;
+};
+
+/* init, before connecting: the backend nvmeof_mem= names (CUDA: driver, context, device). */
+int  nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b);
+/* post_init: fio's buffer area exists; give it its wire view and register that on the lane. */
+int  nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
+			     struct nvmf_lane *lane);
+/* queue: point io at the wire bytes of io_u's buffer; writes: the bytes are in place. */
+int  nvmeof_buffers_map(struct thread_data *td, struct nvmeof_buffers *b, struct io_u *io_u,
+			struct nvmf_io *io);
+/* getevents, for a reaped batch before fio sees it: flush once, then finish each read (a
+ * failure sets that io_u's error). */
+void nvmeof_buffers_reaped(struct thread_data *td, struct nvmeof_buffers *b, struct io_u **ev,
+			   unsigned n);
+/* "; buffers: ...; <copy mode>" for the start line ("" for host memory). */
+void nvmeof_buffers_describe(const struct nvmeof_buffers *b, const char *rdma_dev, char *buf,
+			     size_t len);
+/* cleanup, before the lane goes: deregister, free, release.  Tolerates a closed b. */
+int  nvmeof_buffers_close(struct thread_data *td, struct nvmeof_buffers *b);
+
 extern struct fio_option nvmeof_fio_options[];
 
 struct nvmeof_file *nvmeof_file_alloc(struct thread_data *td);
@@ -55,6 +87,11 @@ int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 int  fio_nvmeof_setup(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
+/* cuda_device: the ordinal job_index takes from the list ("0" or "0,1,2,3": entry
+ * job_index mod n); 0, or -EINVAL with the reason in err (no CUDA call: fio's parent may
+ * run this). */
+int  nvmeof_cuda_device_pick(const char *list, unsigned job_index, int *dev, char *err,
+			     size_t errlen);
 /* 0 when the running fio's thread_options matches the engine's headers (nvmeof_layout.c);
  * else -1 with the first difference in why. */
 int  nvmeof_layout_check(char *why, size_t len);

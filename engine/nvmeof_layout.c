@@ -46,6 +46,9 @@ static const struct nvmeof_layout_field nvmeof_layout_fields[] = {
 	{ "disable_slat",           TO(disable_slat),        0 },
 	{ "disable_bw_measurement", TO(disable_bw),          0 },
 	{ "stats",                  TO(stats),               0 },
+	/* what decides whether GPU buffers are copied per I/O (nvmeof_buffers.c) */
+	{ "buffer_pattern",         TO(buffer_pattern),      0 },
+	{ "scramble_buffers",       TO(scramble_buffers),    0 },
 };
 
 int nvmeof_layout_check(char *why, size_t len)

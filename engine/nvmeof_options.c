@@ -1,10 +1,81 @@
-/* nvmeof_options.c - the engine's job options, as fio's --enghelp lists them. */
+/* nvmeof_options.c - the engine's job options, as fio's --enghelp lists them, and the checks
+ * fio's parser cannot make itself. */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "fio.h"
 #include "optgroup.h"
 
 #include "nvmeof_engine.h"
+#include "nvmeof_log.h"
+
+#define NVMEOF_CUDA_DEVICES_MAX 64
+#define NVMEOF_CUDA_ORDINAL_MAX 1023
+
+int nvmeof_cuda_device_pick(const char *list, unsigned job_index, int *dev, char *err,
+			    size_t errlen)
+{
+	int devs[NVMEOF_CUDA_DEVICES_MAX];
+	unsigned n = 0;
+	const char *p = list;
+
+	if (!p || !*p) {
+		snprintf(err, errlen, "cuda_device is empty: give a device ordinal (0) or a list "
+			 "(0,1,2,3)");
+		return -EINVAL;
+	}
+	for (;;) {
+		char *end;
+		long v;
+
+		if (*p < '0' || *p > '9') {
+			snprintf(err, errlen, "cuda_device '%s': entry %u is not a device ordinal "
+				 "(a number 0..%d; a list is 0,1,2,3)", list, n + 1,
+				 NVMEOF_CUDA_ORDINAL_MAX);
+			return -EINVAL;
+		}
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v > NVMEOF_CUDA_ORDINAL_MAX) {
+			snprintf(err, errlen, "cuda_device '%s': entry %u is larger than %d", list,
+				 n + 1, NVMEOF_CUDA_ORDINAL_MAX);
+			return -EINVAL;
+		}
+		if (n == NVMEOF_CUDA_DEVICES_MAX) {
+			snprintf(err, errlen, "cuda_device '%s': more than %d entries", list,
+				 NVMEOF_CUDA_DEVICES_MAX);
+			return -EINVAL;
+		}
+		devs[n++] = (int)v;
+		if (!*end)
+			break;
+		if (*end != ',') {
+			snprintf(err, errlen, "cuda_device '%s': unexpected '%c' after entry %u "
+				 "(a list is 0,1,2,3)", list, *end, n);
+			return -EINVAL;
+		}
+		p = end + 1;
+	}
+	*dev = devs[job_index % n];
+	return 0;
+}
+
+/* fio's parser calls this when the option is given: a bad list fails the job file at once,
+ * before any job starts. */
+static int nvmeof_cuda_device_cb(void *data, const char *str)
+{
+	char err[160];
+	int dev;
+
+	(void)data;
+	if (nvmeof_cuda_device_pick(str, 0, &dev, err, sizeof(err))) {
+		nvmeof_err("nvmeof: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
 
 struct fio_option nvmeof_fio_options[] = {
 	{
@@ -145,7 +216,51 @@ struct fio_option nvmeof_fio_options[] = {
 		.posval   = {
 			{ .ival = "host", .oval = NVMEOF_MEM_HOST,
 			  .help = "Host memory from fio's buffer allocator, registered once" },
+			{ .ival = "cuda", .oval = NVMEOF_MEM_CUDA,
+			  .help = "CUDA device memory (driver API, loaded at run time): the target "
+				  "moves data straight to and from the GPU" },
 		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "cuda_device",
+		.lname    = "CUDA device",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, cuda_device),
+		.cb       = nvmeof_cuda_device_cb,
+		.def      = "0",
+		.help     = "nvmeof_mem=cuda: device ordinal, or a list (0,1,2,3) that job i takes "
+			    "entry i mod n from",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "gpu_reg",
+		.lname    = "GPU memory registration",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, gpu_reg),
+		.def      = "auto",
+		.help     = "nvmeof_mem=cuda: how device memory is registered with the RDMA device",
+		.posval   = {
+			{ .ival = "auto", .oval = NVMEOF_GPU_REG_AUTO,
+			  .help = "dma-buf, then peermem" },
+			{ .ival = "dmabuf", .oval = NVMEOF_GPU_REG_DMABUF,
+			  .help = "cuMemGetHandleForAddressRange + ibv_reg_dmabuf_mr only" },
+			{ .ival = "peermem", .oval = NVMEOF_GPU_REG_PEERMEM,
+			  .help = "ibv_reg_mr on the device pointer only (nvidia_peermem)" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "gpudirect",
+		.lname    = "GPUDirect RDMA",
+		.type     = FIO_OPT_BOOL,
+		.off1     = offsetof(struct nvmeof_options, gpudirect),
+		.def      = "1",
+		.help     = "nvmeof_mem=cuda: 1 the target moves data to and from GPU memory; 0 staged "
+			    "(through registered host memory, copied to or from the GPU per I/O)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -373,25 +373,6 @@ int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 	return nvmf_rdma_queue_wait(lane->ioq, timeout_ms);
 }
 
-int nvmf_lane_reg_mem(struct nvmf_lane *lane, void *addr, size_t len, struct nvmf_mr *mr)
-{
-	struct ibv_mr *m;
-	int rc;
-
-	memset(mr, 0, sizeof(*mr));
-	m = ibv_reg_mr(lane->pd, addr, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-		       IBV_ACCESS_REMOTE_WRITE);
-	if ((rc = nvmf_rc_ptr(m)))
-		return nvmf_lane_errf(lane, rc, "registering %zu bytes of I/O buffer at %p: %s",
-				      len, addr, strerror(-rc));
-	mr->addr = addr;
-	mr->len = len;
-	mr->lkey = m->lkey;
-	mr->rkey = m->rkey;
-	mr->ibv_mr = m;
-	return 0;
-}
-
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr)
 {
 	if (!mr || !mr->ibv_mr)

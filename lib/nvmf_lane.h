@@ -83,8 +83,8 @@ const char *nvmf_lane_err(const struct nvmf_lane *lane);
 
 int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_info *ns);
 
-/* Register memory for remote access by the target (and local access by the capsule SGE). */
-int  nvmf_lane_reg_mem(struct nvmf_lane *lane, void *addr, size_t len, struct nvmf_mr *mr);
+/* Deregister what a memory backend registered on the lane (lib/nvmf_mem_lane.c registers:
+ * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
 
 /* The I/O queue and its limits for a namespace of the given LBA size. */

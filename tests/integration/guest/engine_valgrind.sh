@@ -27,5 +27,14 @@ vg_check lanes-thread-mode 0 $NVMEOF --thread=1 --name=v --rw=randwrite --bs=4k 
 vg_check split-and-trim-process-mode 0 $NVMEOF --name=v --rw=write --bs=2m --size=4m --iodepth=2 \
 	--verify=crc32c --do_verify=1 --name=t --stonewall --rw=randtrim --bs=64k --size=256k \
 	--iodepth=4
+# GPU buffers through the stand-in CUDA driver (tests/cuda-standin): the memory backend's
+# paths in the engine, in thread mode with verify, and a failure after the device
+# allocation (the SYNC_MEMOPS attribute refused) that must release everything
+SI=$REPO/build/cuda-standin
+LD_LIBRARY_PATH=$SI vg_check cuda-lanes-thread-mode 0 $NVMEOF --nvmeof_mem=cuda --thread=1 \
+	--name=v --rw=randwrite --bs=64k --size=1m --offset_increment=1m --numjobs=2 --iodepth=4 \
+	--verify=crc32c --do_verify=1 --verify_fatal=1
+LD_LIBRARY_PATH=$SI NVMF_STANDIN_FAIL=cuPointerSetAttribute:1 vg_check cuda-attach-fails 1 \
+	$NVMEOF --nvmeof_mem=cuda --name=v --rw=randwrite --bs=4k --size=64k
 vg_check init-refused 1 $NVMEOF --name=v --rw=randread --bs=2k --size=64k
 suite_end engine_valgrind
