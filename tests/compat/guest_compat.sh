@@ -1,8 +1,9 @@
 #!/bin/bash
 # guest_compat.sh FIO ENGINE FIO_VERSION - in the testbed guest: the engine built for another
 # fio, under that fio binary, against the kernel NVMe/RDMA target: a crc32c verify job and a
-# job that gets a real NVMe error status, which fio's errdetails call must print decoded; then
-# the output and stop suites under that fio.
+# job that gets a real NVMe error status, which fio's errdetails call must print decoded, GPU
+# buffers (stand-in driver) in data and benchmark modes; then the output and stop suites under
+# that fio.
 # Everything it prints also goes to $TESTBED_OUT/results, which compat.sh reads.
 FIO=$1 WANT=$3
 ENG=$2   # the engine lib.sh runs
@@ -35,6 +36,21 @@ if [ -w "$nb/badblocks" ]; then
 	echo "-0-7" > "$nb/badblocks"
 else
 	bad "$WANT-nvme-status-errdetails" "no null_blk badblocks control at $nb"
+fi
+
+# GPU buffers through the stand-in CUDA driver under this fio: whether fio needs the data (and
+# so whether anything is copied per I/O) comes from fio's own td->flags and options.
+SI=$REPO/build/cuda-standin
+LD_LIBRARY_PATH=$SI run_fio "$WANT-cuda-verify" rw $NVMEOF --nvmeof_mem=cuda --name=v \
+	--rw=randwrite --bs=16k --size=8m --iodepth=16 --verify=crc32c --do_verify=1 --verify_fatal=1
+grep -q 'buffers: CUDA device 0 .*; data mode' "$WORK/$WANT-cuda-verify.log" &&
+	ok "$WANT-cuda-verify: verify selects data mode" || bad "$WANT-cuda-verify" "not in data mode"
+LD_LIBRARY_PATH=$SI NVMF_STANDIN_LOG=$WORK/bench.cuda run_fio "$WANT-cuda-benchmark" w $NVMEOF \
+	--nvmeof_mem=cuda --name=b --rw=write --bs=64k --size=8m --iodepth=8
+if why=$(python3 "$REPO/tests/integration/cuda_log_check.py" nocopy "$WORK/bench.cuda" 2>&1); then
+	ok "$WANT-cuda-benchmark: $why"
+else
+	bad "$WANT-cuda-benchmark" "$why"
 fi
 
 # The suites a newer fio changed the most for the engine, run as they are under this fio:

@@ -10,7 +10,7 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 help=$(fio --enghelp="$ENG" 2>&1); rc=$?
 for opt in traddr trsvcid adrfam subnqn nsid host_traddr hostnqn hostid connect_timeout \
-	   inline_data completion nvmeof_mem; do
+	   inline_data completion nvmeof_mem cuda_device gpu_reg gpudirect; do
 	if [ $rc = 0 ] && echo "$help" | grep -qE "^$opt +: [A-Za-z]"; then
 		ok "enghelp lists $opt"
 	else
@@ -32,6 +32,29 @@ if [ $rc != 0 ] && echo "$out" | grep -q "fio-nvmeof: built for fio-0.0-not-this
 else
 	bad "a job refuses to load an engine built for another fio (rc=$rc)"; echo "$out" | sed 's/^/    | /'
 fi
+# Bad GPU option values fail the job file with a line naming the option, before anything runs
+# (no target, no CUDA needed).
+gpu_bad() { # VALUE REGEX
+	out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
+		--subnqn=nqn.2026-12.io.example:parse --nvmeof_mem=cuda "$1" 2>&1); rc=$?
+	if [ $rc != 0 ] && echo "$out" | grep -qE "$2"; then
+		ok "$1 refused: $(echo "$out" | grep -m1 -E "$2")"
+	else
+		bad "$1 refused (rc=$rc)"; echo "$out" | sed 's/^/    | /'
+	fi
+}
+gpu_bad --cuda_device=gpu0 "nvmeof: cuda_device 'gpu0': entry 1 is not a device ordinal"
+gpu_bad --cuda_device=0,1, "nvmeof: cuda_device '0,1,': entry 3 is not a device ordinal"
+gpu_bad --cuda_device=0:1 "nvmeof: cuda_device '0:1': unexpected ':' after entry 1"
+gpu_bad --cuda_device=4096 "nvmeof: cuda_device '4096': entry 1 is larger than 1023"
+gpu_bad --gpu_reg=both 'fio: failed parsing gpu_reg=both'
+gpu_bad --gpudirect=maybe 'fio: failed parsing gpudirect=maybe'
+gpu_bad --nvmeof_mem=gpu 'fio: failed parsing nvmeof_mem=gpu'
+out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
+	--subnqn=nqn.2026-12.io.example:parse --nvmeof_mem=cuda --cuda_device=0,1,2,3 \
+	--gpu_reg=peermem --gpudirect=0 2>&1) && ok "good GPU option values parse" ||
+	{ bad "good GPU option values parse"; echo "$out" | sed 's/^/    | /'; }
+
 # Every shipped job file parses with the engine loaded (run from the repository root).
 cd "$REPO" || exit 1
 for j in jobs/*.fio; do
