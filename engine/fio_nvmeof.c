@@ -53,6 +53,15 @@ struct nvmeof_data {
 	struct nvmf_io_completer cpl;
 	int                 use_events;
 	int                 failed_logged;
+	int                 lost;        /* negative errno: the lane is gone, I/O fails at once */
+	int                 reconnecting;/* lost, and reconnecting (ctrl_loss_tmo) */
+	uint64_t            loss_ms;     /* when the connection went */
+	uint64_t            next_attempt_ms;
+	unsigned            attempts;
+	unsigned            nr_reconnects;
+	unsigned            nr_resubmit; /* I/Os put back for resubmission at this loss */
+	uint64_t            nr_lost_ios; /* I/Os failed when it went */
+	unsigned            io_timeout_ms;
 };
 
 static unsigned long long nvmeof_max_bs(struct thread_data *td)
@@ -179,6 +188,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	ld->depth = td->o.iodepth;
+	ld->io_timeout_ms = ((struct nvmeof_options *)td->eo)->io_timeout;
 	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
 	ld->unstamped = calloc(ld->depth + 1, sizeof(*ld->unstamped));
 	if (!ld->events || !ld->unstamped)
@@ -205,11 +215,16 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024];
+	char bufs[1024], ka[128] = "";
 	struct fio_file *f;
 	unsigned int i;
 
 	nvmeof_buffers_describe(&ld->bufs, in->rdma_dev, bufs, sizeof(bufs));
+	if (in->keepalive_ms)
+		snprintf(ka, sizeof(ka), ", keep-alive every %u ms (KATO %u ms%s)%s",
+			 in->keepalive_ms, in->kato_ms,
+			 o->kato ? "" : ", which the target set: kato=0 was asked for",
+			 getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") ? " NOT SENT (test knob)" : "");
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 		char mdts[32];
@@ -219,13 +234,13 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, queue %u, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s\n",
+			 "MDTS %s, queue %u, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s%s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 in->io_queue_entries, in->inline_max,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" : "poll", in->rdma_dev,
-			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, bufs);
+			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ka, bufs);
 	}
 }
 
@@ -284,6 +299,10 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 		io_u->error = EROFS;
 		return FIO_Q_COMPLETED;
 	}
+	if (ld->lost) {
+		io_u->error = -ld->lost;
+		return FIO_Q_COMPLETED;
+	}
 	memset(io, 0, sizeof(*io));
 	io->user = io_u;
 	io->nsid = nf->ns.nsid;
@@ -326,8 +345,13 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	}
 	/* Never FIO_Q_BUSY: an I/O whose commands do not fit now waits in the engine's backlog
 	 * and is posted (and stamped) as slots free up; fio re-queueing it would redraw the
-	 * verify seed of a write in fio 3.33. */
-	rc = nvmf_io_submit(ld->q, &nf->lim, &ld->backlog, io);
+	 * verify seed of a write in fio 3.33.  While reconnecting, every I/O waits there. */
+	if (ld->reconnecting) {
+		nvmf_io_backlog_add(&ld->backlog, &nf->lim, io, 0);
+		rc = 0;
+	} else {
+		rc = nvmf_io_submit(ld->q, &nf->lim, &ld->backlog, io);
+	}
 	if (rc < 0) {
 		io_u->error = -rc;
 		return FIO_Q_COMPLETED;
@@ -344,14 +368,181 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	return FIO_Q_QUEUED;
 }
 
-static void nvmeof_report_fatal(struct thread_data *td, struct nvmeof_data *ld, int rc)
+static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld);
+
+/* ctrl_loss_tmo: the connection went, and the lane will try to come back.  I/O in flight
+ * fails with the loss's error, or (retry_on_reconnect) waits at the head of the backlog to be
+ * resubmitted once; I/O that had not been sent waits; new I/O waits too. */
+static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, int rc,
+				const char *why)
 {
-	if (ld->failed_logged)
+	struct nvmeof_options *o = td->eo;
+	struct nvmf_queue *q = ld->q;
+	struct nvmf_io *held[256];
+	unsigned nheld = 0, before = ld->nr_events;
+
+	ld->reconnecting = 1;
+	ld->loss_ms = nvmf_now_ms();
+	ld->next_attempt_ms = ld->loss_ms + o->reconnect_delay;
+	ld->attempts = 0;
+	ld->nr_resubmit = 0;
+	nvmf_lane_kill(ld->lane);
+	nvmf_queue_abandon(q, rc, why ? why : strerror(-rc));
+	if (o->retry_on_reconnect) {
+		/* Every I/O with a command staged or posted, once each (a split I/O has several),
+		 * oldest first; those resubmitted before fail now. */
+		for (unsigned pass = 0; pass < 2; pass++) {
+			for (unsigned i = 0; i < q->depth; i++) {
+				struct nvmf_req *r = &q->reqs[i];
+				struct nvmf_io *io = r->ctx;
+				unsigned k;
+
+				if (r->state != NVMF_REQ_STAGED && r->state != NVMF_REQ_INFLIGHT)
+					continue;
+				if ((r->state == NVMF_REQ_STAGED) != pass)  /* posted ones first */
+					continue;
+				for (k = 0; k < nheld && held[k] != io; k++)
+					;
+				if (k == nheld && nheld < sizeof(held) / sizeof(held[0]))
+					held[nheld++] = io;
+			}
+		}
+		for (unsigned i = nheld; i-- > 0;) {
+			if (held[i]->resubmits) {
+				held[i]->err = q->fatal;
+				held[i]->parts_left = 0;
+				ld->cpl.done(held[i], ld->cpl.arg);
+				continue;
+			}
+			held[i]->resubmits++;
+			held[i]->status = 0;
+			held[i]->err = 0;
+			nvmf_io_backlog_add(&ld->backlog, held[i]->lim, held[i], 1);
+			ld->nr_resubmit++;
+		}
+		/* The old queue's slots go with it at the reconnect, without completions. */
+	} else {
+		nvmf_queue_fail_all(q, q->fatal, q->fatal_msg);
+	}
+	ld->nr_unstamped = 0;
+	nvmeof_err("nvmeof: %s: connection lost: %s; %u I/O(s) failed, %u to resubmit, %u "
+		   "waiting; reconnecting every %u ms for up to %u ms (ctrl_loss_tmo)\n",
+		   td->o.name, q->fatal_msg, ld->nr_events - before, ld->nr_resubmit,
+		   ld->backlog.nr - ld->nr_resubmit, o->reconnect_delay, o->ctrl_loss_tmo);
+}
+
+static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int rc,
+			     const char *why);
+
+/* One reconnect attempt when it is due: 1 reconnected, 0 not yet, negative errno: given up
+ * (ctrl_loss_tmo passed, or fio is stopping the job). */
+static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
+{
+	struct nvmeof_options *o = td->eo;
+	char err[NVMF_ERR_LEN], why[NVMF_ERR_LEN + 128];
+	uint64_t now = nvmf_now_ms();
+	struct fio_file *f;
+	unsigned int i;
+	int rc;
+
+	int stopping = nvmeof_stop_requested(td, ld);
+
+	if (!stopping && now < ld->next_attempt_ms)
+		return 0;
+	if (stopping) {
+		rc = -ENOTCONN;
+		snprintf(err, sizeof(err), "fio stopped the job while reconnecting");
+	} else {
+		ld->attempts++;
+		rc = nvmf_lane_reconnect(ld->lane, err, sizeof(err));
+		now = nvmf_now_ms();
+	}
+	if (!rc) {
+		ld->q = nvmf_lane_ioq(ld->lane);
+		nvmf_queue_set_complete(ld->q, nvmf_io_complete_req, &ld->cpl);
+		for_each_file(td, f, i) {
+			struct nvmeof_file *nf = FILE_ENG_DATA(f);
+
+			nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
+		}
+		ld->reconnecting = 0;
+		ld->nr_reconnects++;
+		nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u); %u I/O(s) "
+			    "resubmitted\n", td->o.name, (unsigned long long)(now - ld->loss_ms),
+			    ld->attempts, nvmf_lane_info(ld->lane)->cntlid, ld->nr_resubmit);
+		return 1;
+	}
+	if (!stopping && now - ld->loss_ms < o->ctrl_loss_tmo) {
+		ld->next_attempt_ms = now + o->reconnect_delay;
+		return 0;
+	}
+	/* Give up: everything waiting fails, the job ends. */
+	snprintf(why, sizeof(why), "controller lost: not back within ctrl_loss_tmo %u ms after "
+		 "%u attempt(s) (last: %s)", o->ctrl_loss_tmo, ld->attempts, err);
+	ld->reconnecting = 0;
+	ld->lost = rc ? rc : -ENOTCONN;
+	nvmf_io_backlog_fail(&ld->backlog, ld->lost, &ld->cpl);
+	nvmeof_err("nvmeof: %s: lane failed: %s\n", td->o.name, why);
+	if (!ld->failed_logged) {
+		ld->failed_logged = 1;
+		td_verror(td, -ld->lost, "nvmeof lane");
+	}
+	fio_mark_td_terminate(td);
+	return ld->lost;
+}
+
+/* The lane is gone (the target disconnected, a command timed out, keep-alive lost, the
+ * transport failed, or fio stopped the job on a silent target): shut its queue pairs off so
+ * the target can no longer reach fio's buffers, then fail every I/O it held, so that fio
+ * counts each as an error (never as done) and nothing waits on it.  Later I/Os fail at once. */
+static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int rc,
+			     const char *why)
+{
+	struct nvmeof_options *o = td->eo;
+	unsigned before = ld->nr_events;
+
+	if (ld->lost || ld->reconnecting)
 		return;
-	ld->failed_logged = 1;
-	nvmeof_err("nvmeof: %s: lane failed: %s\n", td->o.name,
-		ld->q->fatal_msg[0] ? ld->q->fatal_msg : strerror(-rc));
-	td_verror(td, -rc, "nvmeof lane");
+	if (o->ctrl_loss_tmo && !nvmeof_stop_requested(td, ld)) {
+		nvmeof_lane_suspend(td, ld, rc, why);
+		return;
+	}
+	ld->lost = rc;
+	nvmf_lane_kill(ld->lane);
+	nvmf_queue_fail_all(ld->q, rc, why ? why : strerror(-rc));
+	nvmf_io_backlog_fail(&ld->backlog, ld->q->fatal, &ld->cpl);
+	ld->nr_unstamped = 0;     /* they are failed above, never posted */
+	ld->nr_lost_ios = ld->nr_events - before;
+	if (!ld->failed_logged) {
+		ld->failed_logged = 1;
+		nvmeof_err("nvmeof: %s: lane failed: %s (%llu I/O(s) failed with it)\n", td->o.name,
+			   ld->q->fatal_msg, (unsigned long long)ld->nr_lost_ios);
+		td_verror(td, -ld->q->fatal, "nvmeof lane");
+	}
+	/* Nothing more can succeed on this lane: end the job (also under continue_on_error or a
+	 * time_based runtime, which would otherwise spin on failing I/O). */
+	fio_mark_td_terminate(td);
+}
+
+/* The connection's health, on the stop check's clock: RDMA CM events, keep-alive, and the
+ * oldest command against io_timeout.  Negative errno with why filled when the lane is gone. */
+static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, char *why, size_t len)
+{
+	struct nvmf_req *old;
+	int rc = nvmf_lane_check(ld->lane, why, len);
+
+	if (rc)
+		return rc;
+	old = nvmf_queue_oldest(ld->q);
+	if (old && now - old->posted_ms >= ld->io_timeout_ms) {
+		const struct nvme_sqe *c = nvmf_req_sqe(ld->q, old);
+
+		snprintf(why, len, "no response to %s command 0x%04x (nsid %u) within %u ms "
+			 "(io_timeout)", nvme_opcode_name(c->opcode, 0), old->cid,
+			 le32toh(c->nsid), ld->io_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
 }
 
 static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
@@ -396,10 +587,12 @@ static int fio_nvmeof_commit(struct thread_data *td)
 	int rc;
 
 	ld->uncommitted = 0;
+	if (ld->lost || ld->reconnecting)
+		return 0;
 	rc = nvmeof_post(td, ld);
 	if (rc < 0)
-		nvmeof_report_fatal(td, ld, rc);
-	return rc;
+		nvmeof_lane_lost(td, ld, rc, ld->q->fatal_msg[0] ? ld->q->fatal_msg : NULL);
+	return 0;
 }
 
 /* fio is stopping this job: Ctrl-C/SIGTERM (fio sets terminate), its runtime is over (fio
@@ -428,8 +621,13 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uint64_t now)
 {
 	char msg[160];
+	int rc;
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
+	if ((rc = nvmeof_lane_health(ld, now, msg, sizeof(msg))) < 0) {
+		nvmf_queue_abandon(ld->q, rc, msg);
+		return rc;
+	}
 	if (!nvmeof_stop_requested(td, ld))
 		return 0;
 	if (!ld->stop_seen_ms) {
@@ -459,6 +657,32 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		ld->nr_events -= ld->ev_handed;
 		ld->nr_finished -= ld->ev_handed;
 		ld->ev_handed = 0;
+	}
+	/* Reconnecting: attempts when due, sleeping between them (fio's stop still works);
+	 * what failed at the loss is handed back meanwhile. */
+	while (ld->reconnecting && !ld->lost) {
+		if ((rc = nvmeof_reconnect_step(td, ld)) > 0) {
+			if ((rc = nvmeof_post(td, ld)) < 0)
+				goto fatal;
+			break;
+		}
+		if (rc < 0 || ld->nr_events >= (min ? min : 1))
+			break;
+		if (t) {
+			now = nvmf_now_ms();
+			if (!deadline)
+				deadline = now + (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_nsec / 1000000;
+			if (now >= deadline)
+				break;
+		}
+		usleep(NVMEOF_STOP_CHECK_MS * 1000);
+	}
+	/* A lost lane holds nothing more: hand back what it failed, never wait. */
+	if (ld->lost || ld->reconnecting) {
+		n = ld->nr_events < max ? ld->nr_events : max;
+		ld->ev_handed = n;
+		ld->nr_finished = ld->nr_events;
+		return (int)n;
 	}
 	/* The stop check runs on a clock, not per call: fio may call often with min 0 or get
 	 * its events at once, and must still notice its parent gone. */
@@ -505,8 +729,16 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	ld->ev_handed = n;
 	return (int)n;
 fatal:
-	nvmeof_report_fatal(td, ld, rc);
-	return rc;
+	/* What completed before is finished as usual; every I/O the lane still held comes back
+	 * now, failed: fio counts them as errors. */
+	if (ld->nr_finished < ld->nr_events)
+		nvmeof_buffers_reaped(td, &ld->bufs, ld->events + ld->nr_finished,
+				      ld->nr_events - ld->nr_finished);
+	nvmeof_lane_lost(td, ld, rc, ld->q->fatal_msg[0] ? ld->q->fatal_msg : NULL);
+	ld->nr_finished = ld->nr_events;
+	n = ld->nr_events < max ? ld->nr_events : max;
+	ld->ev_handed = n;
+	return (int)n;
 }
 
 static struct io_u *fio_nvmeof_event(struct thread_data *td, int event)

@@ -30,6 +30,11 @@ struct nvmeof_options {
 	int          inline_data;
 	int          completion;
 	int          mem;
+	unsigned int io_timeout;       /* ms without a response before a command fails */
+	unsigned int kato;             /* ms; 0: no keep-alive asked for */
+	unsigned int ctrl_loss_tmo;    /* ms to keep reconnecting after a loss; 0: never reconnect */
+	unsigned int reconnect_delay;  /* ms between reconnect attempts */
+	unsigned int retry_on_reconnect;
 	char        *cuda_device;      /* "N" or "N,M,...": job i takes entry i mod n */
 	int          gpu_reg;
 	unsigned int gpudirect;

@@ -108,6 +108,9 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->connect_timeout_ms = o->connect_timeout;
 	lo->inline_data = o->inline_data == NVMEOF_INLINE_AUTO;
 	lo->use_events = o->completion == NVMEOF_COMPLETION_EVENT;
+	lo->kato_ms = o->kato;
+	/* Tests only: a lane that asks for keep-alive and never sends it (to see it lost). */
+	lo->keepalive_off = getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") != NULL;
 	return 0;
 }
 

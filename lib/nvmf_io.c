@@ -166,6 +166,8 @@ void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *comp
 	struct nvmf_io *io = req->ctx;
 	uint16_t code = nvme_status_code(le16toh(req->cqe.status));
 
+	if (req->err && !io->err)
+		io->err = req->err;
 	if (code && !io->status) {
 		io->status = code;
 		io->status_opc = nvmf_req_sqe(q, req)->opcode;
@@ -173,4 +175,39 @@ void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *comp
 	nvmf_queue_put(q, req);
 	if (--io->parts_left == 0)
 		cpl->done(io, cpl->arg);
+}
+
+void nvmf_io_backlog_fail(struct nvmf_io_backlog *bl, int err, const struct nvmf_io_completer *cpl)
+{
+	while (bl->head) {
+		struct nvmf_io *io = bl->head;
+
+		bl->head = io->next;
+		io->next = NULL;
+		io->err = err;
+		io->parts_left = 0;
+		cpl->done(io, cpl->arg);
+	}
+	bl->tail = NULL;
+	bl->nr = 0;
+}
+
+void nvmf_io_backlog_add(struct nvmf_io_backlog *bl, const struct nvmf_io_limits *lim,
+			 struct nvmf_io *io, int at_head)
+{
+	io->lim = lim;
+	if (at_head) {
+		io->next = bl->head;
+		bl->head = io;
+		if (!bl->tail)
+			bl->tail = io;
+	} else {
+		io->next = NULL;
+		if (bl->tail)
+			bl->tail->next = io;
+		else
+			bl->head = io;
+		bl->tail = io;
+	}
+	bl->nr++;
 }

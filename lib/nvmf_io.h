@@ -41,6 +41,7 @@ struct nvmf_io {
 	uint16_t  status;      /* first failing NVMe status, (SCT << 8) | SC; 0: success */
 	uint8_t   status_opc;  /* opcode of the command that failed */
 	int       err;         /* negative errno: the command never completed */
+	uint8_t   resubmits;   /* times resubmitted after a reconnect */
 };
 
 /* Commands this I/O needs under the limits. */
@@ -80,5 +81,13 @@ struct nvmf_io_completer {
 	void           *arg;
 };
 void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *completer);
+
+/* Put io in bl to wait for free slots (or a new queue): at the tail, or at the head (an I/O
+ * that was in flight when the connection went, resubmitted before anything newer). */
+void nvmf_io_backlog_add(struct nvmf_io_backlog *bl, const struct nvmf_io_limits *lim,
+			 struct nvmf_io *io, int at_head);
+
+/* The queue is gone: every I/O still waiting in bl completes with err, in order. */
+void nvmf_io_backlog_fail(struct nvmf_io_backlog *bl, int err, const struct nvmf_io_completer *cpl);
 
 #endif

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,23 @@
 #define NVMF_SHUTDOWN_MAX_MS 5000
 #define NVMF_HURRIED_STEP_MS 250   /* per teardown step when the target stopped answering */
 
+/* After bring-up the admin queue belongs to this thread: fio does not call the engine during
+ * thinktime, rate pauses, verify phases or between stonewalled jobs, so the I/O path alone
+ * cannot keep a controller alive.  It never touches the I/O queue and takes no lock the I/O
+ * path takes; the I/O path only reads `failed`. */
+struct nvmf_keepalive {
+	pthread_t       thread;
+	pthread_mutex_t lock;
+	pthread_cond_t  cond;        /* CLOCK_MONOTONIC */
+	int             running;
+	int             stop;        /* under lock */
+	unsigned        interval_ms;
+	unsigned        timeout_ms;
+	int             failed;      /* negative errno; __atomic, msg written before it */
+	char            msg[NVMF_ERR_LEN];
+	unsigned long   sent;        /* __atomic */
+};
+
 struct nvmf_lane {
 	struct nvmf_lane_opts   opts;
 	char                    traddr[256], trsvcid[32], host_traddr[256];
@@ -29,6 +47,8 @@ struct nvmf_lane {
 	uint8_t                *scratch;
 	struct ibv_mr          *scratch_mr;
 	int                     enabled;
+	int                     dead;        /* nvmf_lane_kill: no shutdown handshake */
+	struct nvmf_keepalive   ka;
 	unsigned                admin_timeout_ms;
 	struct nvmf_lane_info   info;
 	char                    err[NVMF_ERR_LEN];
@@ -185,8 +205,9 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_rdma_queue *
 		return nvmf_lane_errf(lane, rc, "subnqn/hostnqn must be 1..%d characters", NVMF_NQN_MAX);
 	}
 	c = nvmf_req_sqe(q, req);
-	/* kato 0: the target runs no keep-alive timer for this controller. */
-	nvmf_cmd_connect(c, q->qid, (uint16_t)(q->depth - 1), 0);
+	/* KATO on the admin queue only; 0: the target runs no keep-alive timer (unless it
+	 * insists on one: the lane asks which KATO is in force after bring-up). */
+	nvmf_cmd_connect(c, q->qid, (uint16_t)(q->depth - 1), q->qid ? 0 : lane->opts.kato_ms);
 	nvme_sqe_set_sgl_keyed(c, (uintptr_t)cd, sizeof(*cd), lane->scratch_mr->rkey);
 	rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, &cqe);
 	if (rc)
@@ -417,9 +438,161 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 	return n;
 }
 
+/* The KATO in force: Get Features, Keep Alive Timer.  0 when the controller does not say. */
+static uint32_t nvmf_get_kato(struct nvmf_lane *lane)
+{
+	struct nvmf_req *req = nvmf_admin_req(lane);
+	struct nvme_cqe cqe;
+
+	if (!req)
+		return 0;
+	nvme_cmd_get_features(nvmf_req_sqe(&lane->aq->q, req), NVME_FEAT_KATO, NVME_FEAT_SEL_CURRENT);
+	if (nvmf_admin_exec(lane, req, &cqe))
+		return 0;
+	return (uint32_t)le64toh(cqe.result);
+}
+
+static int nvmf_keepalive_once(struct nvmf_lane *lane)
+{
+	struct nvmf_keepalive *ka = &lane->ka;
+	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_req *req = nvmf_queue_get(q, NULL);
+	struct nvme_cqe cqe;
+	char st[128];
+	int rc;
+
+	if (!req) {
+		snprintf(ka->msg, sizeof(ka->msg), "keep-alive: the admin queue has no free slot");
+		return -EBUSY;
+	}
+	nvme_cmd_keep_alive(nvmf_req_sqe(q, req));
+	rc = nvmf_queue_exec(q, req, ka->timeout_ms, &cqe);
+	if (rc) {
+		snprintf(ka->msg, sizeof(ka->msg), "keep-alive lost: %s",
+			 q->fatal_msg[0] ? q->fatal_msg : strerror(-rc));
+		return rc;
+	}
+	rc = nvme_status_code(le16toh(cqe.status));
+	if (rc) {
+		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
+		snprintf(ka->msg, sizeof(ka->msg), "keep-alive refused by the controller: %s", st);
+		return -ECONNRESET;
+	}
+	__atomic_add_fetch(&ka->sent, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void *nvmf_keepalive_thread(void *arg)
+{
+	struct nvmf_lane *lane = arg;
+	struct nvmf_keepalive *ka = &lane->ka;
+	int rc = 0;
+
+	pthread_mutex_lock(&ka->lock);
+	while (!ka->stop) {
+		struct timespec ts;
+		uint64_t due = nvmf_now_ms() + ka->interval_ms;
+
+		while (!ka->stop && nvmf_now_ms() < due) {
+			ts.tv_sec = (time_t)(due / 1000);
+			ts.tv_nsec = (long)(due % 1000) * 1000000;
+			pthread_cond_timedwait(&ka->cond, &ka->lock, &ts);
+		}
+		if (ka->stop)
+			break;
+		pthread_mutex_unlock(&ka->lock);
+		rc = lane->opts.keepalive_off ? 0 : nvmf_keepalive_once(lane);
+		pthread_mutex_lock(&ka->lock);
+		if (rc) {
+			__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ka->lock);
+	return NULL;
+}
+
+static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
+{
+	struct nvmf_keepalive *ka = &lane->ka;
+	pthread_condattr_t ca;
+	int rc;
+
+	/* At most every KATO/2, as the kernel initiator does: a late one still arrives in time. */
+	ka->interval_ms = kato_ms / 2 ? kato_ms / 2 : 1;
+	ka->timeout_ms = kato_ms < lane->admin_timeout_ms ? kato_ms : lane->admin_timeout_ms;
+	if (ka->timeout_ms < 1000)
+		ka->timeout_ms = 1000;
+	ka->stop = 0;
+	__atomic_store_n(&ka->failed, 0, __ATOMIC_RELEASE);
+	pthread_mutex_init(&ka->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ka->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = pthread_create(&ka->thread, NULL, nvmf_keepalive_thread, lane);
+	if (rc) {
+		pthread_cond_destroy(&ka->cond);
+		pthread_mutex_destroy(&ka->lock);
+		return nvmf_lane_errf(lane, -rc, "starting the keep-alive thread: %s", strerror(rc));
+	}
+	ka->running = 1;
+	lane->info.keepalive_ms = ka->interval_ms;
+	return 0;
+}
+
+/* Ends before anything else uses the admin queue (shutdown) or tears it down. */
+static void nvmf_keepalive_stop(struct nvmf_lane *lane)
+{
+	struct nvmf_keepalive *ka = &lane->ka;
+
+	if (!ka->running)
+		return;
+	pthread_mutex_lock(&ka->lock);
+	ka->stop = 1;
+	pthread_cond_signal(&ka->cond);
+	pthread_mutex_unlock(&ka->lock);
+	pthread_join(ka->thread, NULL);
+	pthread_cond_destroy(&ka->cond);
+	pthread_mutex_destroy(&ka->lock);
+	ka->running = 0;
+}
+
+unsigned long nvmf_lane_keepalives(struct nvmf_lane *lane)
+{
+	return lane ? __atomic_load_n(&lane->ka.sent, __ATOMIC_RELAXED) : 0;
+}
+
+int nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen)
+{
+	int rc;
+
+	/* The CM says why in the clearest words: ask it first. */
+	if ((rc = nvmf_rdma_queue_cm_check(lane->ioq, why, whylen)) ||
+	    (rc = nvmf_rdma_queue_cm_check(lane->aq, why, whylen)))
+		return rc;
+	rc = __atomic_load_n(&lane->ka.failed, __ATOMIC_ACQUIRE);
+	if (rc) {
+		snprintf(why, whylen, "%s", lane->ka.msg);
+		return rc;
+	}
+	return 0;
+}
+
+void nvmf_lane_kill(struct nvmf_lane *lane)
+{
+	if (!lane)
+		return;
+	lane->dead = 1;
+	/* The keep-alive thread's command is flushed by the QP's error state: it ends now. */
+	nvmf_rdma_queue_kill(lane->aq);
+	nvmf_keepalive_stop(lane);
+	nvmf_rdma_queue_kill(lane->ioq);
+}
+
 static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
 {
-	if (!lane->enabled || !lane->aq || lane->aq->q.fatal)
+	if (!lane->enabled || lane->dead || !lane->aq || lane->aq->q.fatal)
 		return;
 	if (nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, NVME_CC_SHN_NORMAL, 6, 4)))
 		return;
@@ -436,7 +609,7 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 		return;
 	/* I/O the target never answered (or a queue given up on): the target may not answer
 	 * the shutdown either, and whoever stops the run is waiting, so every step is short. */
-	if (lane->ioq && (lane->ioq->q.fatal || lane->ioq->q.nr_inflight)) {
+	if (lane->dead || (lane->ioq && (lane->ioq->q.fatal || lane->ioq->q.nr_inflight))) {
 		shutdown_ms = NVMF_HURRIED_STEP_MS;
 		if (lane->admin_timeout_ms > NVMF_HURRIED_STEP_MS)
 			lane->admin_timeout_ms = NVMF_HURRIED_STEP_MS;
@@ -444,6 +617,7 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 		if (lane->aq)
 			lane->aq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
 	}
+	nvmf_keepalive_stop(lane);
 	nvmf_lane_shutdown(lane, shutdown_ms);
 	nvmf_rdma_queue_destroy(lane->ioq);
 	if (lane->scratch_mr)
@@ -455,13 +629,79 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 	free(lane);
 }
 
+/* Connect the admin queue, enable the controller, identify it, connect the I/O queue and
+ * start keep-alive: at first connect and again at each reconnect (the protection domain, and
+ * so every registration on it, is kept). */
+static int nvmf_lane_bring_up(struct nvmf_lane *lane)
+{
+	const struct nvmf_lane_opts *opts = &lane->opts;
+	struct nvmf_lane_info *in = &lane->info;
+	struct nvmf_rdma_params rp;
+	uint16_t cntlid = 0;
+	int rc;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.src = lane->have_src ? (struct sockaddr *)&lane->src : NULL;
+	rp.dst = (struct sockaddr *)&lane->dst;
+	rp.qid = 0;
+	rp.entries = NVMF_ADMIN_QUEUE_DEPTH;
+	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
+	if ((rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err))))
+		return rc;
+	if (!lane->scratch && posix_memalign((void **)&lane->scratch, 4096, NVMF_SCRATCH_SIZE))
+		return nvmf_lane_errf(lane, -ENOMEM, "out of memory");
+	if (!lane->scratch_mr) {
+		memset(lane->scratch, 0, NVMF_SCRATCH_SIZE);
+		lane->scratch_mr = ibv_reg_mr(lane->pd, lane->scratch, NVMF_SCRATCH_SIZE,
+					      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+					      IBV_ACCESS_REMOTE_WRITE);
+		if ((rc = nvmf_rc_ptr(lane->scratch_mr))) {
+			lane->scratch_mr = NULL;
+			return nvmf_lane_errf(lane, rc, "registering the admin buffer: %s",
+					      strerror(-rc));
+		}
+	}
+	if ((rc = nvmf_fabrics_connect(lane, lane->aq, 0xffff, &cntlid)))
+		return rc;
+	in->cntlid = cntlid;
+	if ((rc = nvmf_enable(lane)) || (rc = nvmf_identify_ctrl(lane)))
+		return rc;
+
+	snprintf(in->rdma_dev, sizeof(in->rdma_dev), "%s",
+		 ibv_get_device_name(lane->aq->id->verbs->device));
+	in->rdma_port = lane->aq->id->port_num;
+	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
+	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
+
+	if (!opts->no_io_queue) {
+		rp.qid = 1;
+		rp.entries = nvmf_io_entries(lane);
+		rp.use_events = opts->use_events;
+		if ((rc = nvmf_rdma_queue_create(&lane->ioq, &rp, &lane->pd, lane->err,
+						 sizeof(lane->err))))
+			return rc;
+		if ((rc = nvmf_fabrics_connect(lane, lane->ioq, cntlid, NULL)))
+			return rc;
+		in->io_queue_entries = lane->ioq->q.max_inflight + 1;
+		/* In-capsule writes need room past the SQE, at offset 0, with offset SGLs. */
+		if (opts->inline_data && in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
+		    (in->sgls & (1u << 20)))
+			in->inline_max = in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe);
+		/* Whatever was asked for, a controller with a keep-alive timer in force gets its
+		 * keep-alives (some targets insist on a minimum KATO even when the host sends 0). */
+		in->kato_ms = nvmf_get_kato(lane);
+		if (!in->kato_ms && opts->kato_ms)
+			in->kato_ms = opts->kato_ms;   /* the controller did not say: trust the ask */
+		if (in->kato_ms && (rc = nvmf_keepalive_start(lane, in->kato_ms)))
+			return rc;
+	}
+	return 0;
+}
+
 int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		      char *err, size_t errlen)
 {
-	struct nvmf_rdma_params rp;
 	struct nvmf_lane *lane;
-	struct nvmf_lane_info *in;
-	uint16_t cntlid = 0;
 	int rc;
 
 	*out = NULL;
@@ -470,7 +710,6 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 	lane = calloc(1, sizeof(*lane));
 	if (!lane)
 		return -ENOMEM;
-	in = &lane->info;
 	lane->opts = *opts;
 	if (!opts->traddr || !*opts->traddr) {
 		rc = nvmf_lane_errf(lane, -EINVAL, "traddr is required (the target's address)");
@@ -509,53 +748,8 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		lane->have_src = 1;
 	}
 
-	memset(&rp, 0, sizeof(rp));
-	rp.src = lane->have_src ? (struct sockaddr *)&lane->src : NULL;
-	rp.dst = (struct sockaddr *)&lane->dst;
-	rp.qid = 0;
-	rp.entries = NVMF_ADMIN_QUEUE_DEPTH;
-	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
-	if ((rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err))))
+	if ((rc = nvmf_lane_bring_up(lane)))
 		goto fail;
-	if (posix_memalign((void **)&lane->scratch, 4096, NVMF_SCRATCH_SIZE)) {
-		rc = nvmf_lane_errf(lane, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	memset(lane->scratch, 0, NVMF_SCRATCH_SIZE);
-	lane->scratch_mr = ibv_reg_mr(lane->pd, lane->scratch, NVMF_SCRATCH_SIZE,
-				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				      IBV_ACCESS_REMOTE_WRITE);
-	if ((rc = nvmf_rc_ptr(lane->scratch_mr))) {
-		nvmf_lane_errf(lane, rc, "registering the admin buffer: %s", strerror(-rc));
-		goto fail;
-	}
-	if ((rc = nvmf_fabrics_connect(lane, lane->aq, 0xffff, &cntlid)))
-		goto fail;
-	in->cntlid = cntlid;
-	if ((rc = nvmf_enable(lane)) || (rc = nvmf_identify_ctrl(lane)))
-		goto fail;
-
-	snprintf(in->rdma_dev, sizeof(in->rdma_dev), "%s",
-		 ibv_get_device_name(lane->aq->id->verbs->device));
-	in->rdma_port = lane->aq->id->port_num;
-	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
-	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
-
-	if (!opts->no_io_queue) {
-		rp.qid = 1;
-		rp.entries = nvmf_io_entries(lane);
-		rp.use_events = opts->use_events;
-		if ((rc = nvmf_rdma_queue_create(&lane->ioq, &rp, &lane->pd, lane->err,
-						 sizeof(lane->err))))
-			goto fail;
-		if ((rc = nvmf_fabrics_connect(lane, lane->ioq, cntlid, NULL)))
-			goto fail;
-		in->io_queue_entries = lane->ioq->q.max_inflight + 1;
-		/* In-capsule writes need room past the SQE, at offset 0, with offset SGLs. */
-		if (opts->inline_data && in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
-		    (in->sgls & (1u << 20)))
-			in->inline_max = in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe);
-	}
 	*out = lane;
 	return 0;
 
@@ -563,6 +757,31 @@ fail:
 	if (err && errlen)
 		snprintf(err, errlen, "%s", lane->err[0] ? lane->err : strerror(-rc));
 	nvmf_lane_destroy(lane);
+	return rc;
+}
+
+int nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen)
+{
+	int rc;
+
+	nvmf_keepalive_stop(lane);
+	/* What is left of the old connection goes without waiting for the target. */
+	if (lane->ioq)
+		lane->ioq->disconnect_wait_ms = 1;
+	if (lane->aq)
+		lane->aq->disconnect_wait_ms = 1;
+	nvmf_rdma_queue_destroy(lane->ioq);
+	lane->ioq = NULL;
+	nvmf_rdma_queue_destroy(lane->aq);
+	lane->aq = NULL;
+	lane->enabled = 0;
+	lane->dead = 0;
+	lane->err[0] = 0;
+	rc = nvmf_lane_bring_up(lane);
+	if (rc) {
+		snprintf(err, errlen, "%s", lane->err[0] ? lane->err : strerror(-rc));
+		nvmf_lane_kill(lane);     /* half up: nothing may reach the target until next time */
+	}
 	return rc;
 }
 

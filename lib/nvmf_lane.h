@@ -29,6 +29,8 @@ struct nvmf_lane_opts {
 	int         inline_data;      /* allow in-capsule writes when the controller offers them */
 	int         use_events;       /* I/O completions by completion channel instead of polling */
 	int         no_io_queue;      /* admin queue only (probing) */
+	unsigned    kato_ms;          /* Keep Alive Timeout asked for in the admin Connect; 0: none */
+	int         keepalive_off;    /* tests only: never send Keep Alive (to see it lost) */
 };
 
 struct nvmf_lane_info {
@@ -47,6 +49,8 @@ struct nvmf_lane_info {
 	uint32_t sgls;
 	unsigned io_queue_entries;    /* negotiated */
 	uint32_t inline_max;          /* in-capsule write bytes used (0: off) */
+	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
+	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
 	char     rdma_dev[64];
 	uint8_t  rdma_port;
 	char     local_addr[64];
@@ -93,6 +97,21 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size,
 			 struct nvmf_io_limits *lim);
 /* Wait up to timeout_ms for I/O queue completions (event mode sleeps; poll mode spins). */
 int  nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms);
+
+/* Is the connection still there?  Checks, without blocking, the queues' RDMA CM events
+ * (the target disconnected, the device went away) and the keep-alive thread: 0, or a
+ * negative errno with one line in why.  Cheap enough for every few milliseconds. */
+int  nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen);
+/* The lane is lost: stop keep-alive, shut every queue pair off (the target can no longer
+ * reach the lane's memory), and make nvmf_lane_destroy skip the shutdown handshake. */
+void nvmf_lane_kill(struct nvmf_lane *lane);
+/* Connect again after the lane was lost (nvmf_lane_kill): new admin and I/O queues on the
+ * same protection domain (memory registered on it stays valid), the controller enabled and
+ * identified again, keep-alive restarted.  The I/O queue is a new one (nvmf_lane_ioq), and
+ * nvmf_lane_io_limits must be asked again.  0, or a negative errno with why in err. */
+int  nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen);
+/* Keep Alive commands the lane has sent and had answered. */
+unsigned long nvmf_lane_keepalives(struct nvmf_lane *lane);
 
 /* Decode a CM reject's private data into words. */
 void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);

@@ -151,6 +151,7 @@ struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 	req->ctx = ctx;
 	req->state = NVMF_REQ_STAGED;
 	req->done = 0;
+	req->err = 0;
 	req->inline_addr = NULL;
 	req->inline_len = 0;
 	req->inline_lkey = 0;
@@ -194,17 +195,20 @@ void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
 int nvmf_queue_flush(struct nvmf_queue *q)
 {
 	unsigned n = q->nr_staged;
+	uint64_t now;
 	int rc;
 
 	if (q->fatal)
 		return q->fatal;
 	if (!n)
 		return 0;
+	now = nvmf_now_ms();
 	for (unsigned i = 0; i < n; i++) {
 		unsigned slot = q->staged[i];
 		struct nvmf_req *req = &q->reqs[slot];
 		struct nvmf_send_desc *d = &q->send_descs[i];
 
+		req->posted_ms = now;
 		d->wr_id = NVMF_WRID_SEND | slot;
 		d->slot = slot;
 		d->inline_addr = req->inline_addr;
@@ -348,4 +352,39 @@ int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout
 		*cqe_out = req->cqe;
 	nvmf_queue_put(q, req);
 	return 0;
+}
+
+struct nvmf_req *nvmf_queue_oldest(const struct nvmf_queue *q)
+{
+	struct nvmf_req *oldest = NULL;
+
+	if (!q->nr_inflight)
+		return NULL;
+	for (unsigned i = 0; i < q->depth; i++) {
+		struct nvmf_req *r = &q->reqs[i];
+
+		if (r->state == NVMF_REQ_INFLIGHT && (!oldest || r->posted_ms < oldest->posted_ms))
+			oldest = r;
+	}
+	return oldest;
+}
+
+void nvmf_queue_fail_all(struct nvmf_queue *q, int err, const char *msg)
+{
+	nvmf_queue_fail(q, err, "%s", msg);
+	q->nr_staged = 0;    /* every staged command is handed back below, never posted */
+	for (unsigned i = 0; i < q->depth; i++) {
+		struct nvmf_req *r = &q->reqs[i];
+
+		/* COMPLETE ones belong to their owner already (synchronous use). */
+		if (r->state != NVMF_REQ_STAGED && r->state != NVMF_REQ_INFLIGHT)
+			continue;
+		r->err = err;
+		memset(&r->cqe, 0, sizeof(r->cqe));
+		r->state = NVMF_REQ_COMPLETE;
+		if (q->complete)
+			q->complete(q, r, q->complete_arg);
+		else
+			nvmf_queue_put(q, r);
+	}
 }

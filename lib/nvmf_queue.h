@@ -51,6 +51,8 @@ struct nvmf_req {
 	uint16_t        cid;
 	uint8_t         state;        /* enum nvmf_req_state */
 	uint8_t         done;         /* NVMF_REQ_*_DONE */
+	int             err;          /* negative errno: failed without a response (fail_all) */
+	uint64_t        posted_ms;    /* nvmf_now_ms() when its capsule was posted */
 	uint32_t        inline_len;
 	const void     *inline_addr;
 	uint32_t        inline_lkey;
@@ -122,6 +124,15 @@ int  nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeou
 /* Give the queue up (the caller stops waiting for the target): it becomes fatal with err
  * and msg, and every later call reports that.  A queue already fatal keeps its first error. */
 int  nvmf_queue_abandon(struct nvmf_queue *q, int err, const char *msg);
+
+/* The oldest posted command still waiting for its completion (NULL: none), for timeouts. */
+struct nvmf_req *nvmf_queue_oldest(const struct nvmf_queue *q);
+
+/* Give the queue up and hand back every command it holds (staged or posted): each goes to
+ * the completion callback with req->err = err, as if it had completed.  Only once nothing can
+ * reach the commands' buffers any more (the transport is dead or shut off): the target must
+ * not write into a buffer the caller reuses.  The queue is fatal afterwards (err, msg). */
+void nvmf_queue_fail_all(struct nvmf_queue *q, int err, const char *msg);
 
 /* The wr_id tags the queue gives the transport. */
 #define NVMF_WRID_RECV (1ULL << 62)

@@ -133,8 +133,8 @@ static int nvmf_cm_expect(struct nvmf_rdma_queue *rq, enum rdma_cm_event_type wa
 
 	nvmf_sockaddr_str(rdma_get_peer_addr(rq->id), addr, sizeof(addr));
 	if (rc == -ETIMEDOUT)
-		return nvmf_rdma_errf(rq, rc, "%s: no answer within %u ms (connect_timeout)", what,
-				      timeout_ms);
+		return nvmf_rdma_errf(rq, rc, "%s %s: no answer within %u ms (connect_timeout)", what,
+				      addr, timeout_ms);
 	if (rc)
 		return nvmf_rdma_errf(rq, rc, "%s: reading RDMA CM events failed: %s", what,
 				      strerror(-rc));
@@ -467,4 +467,56 @@ int nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms)
 	if (poll(&pfd, 1, timeout_ms) > 0 && ibv_get_cq_event(rq->cc, &cq, &cq_ctx) == 0)
 		ibv_ack_cq_events(cq, 1);
 	return nvmf_queue_process(&rq->q);
+}
+
+void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq)
+{
+	struct ibv_qp_attr attr;
+
+	if (!rq || !rq->qp_created || !rq->id || !rq->id->qp)
+		return;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_ERR;
+	ibv_modify_qp(rq->id->qp, &attr, IBV_QP_STATE);
+}
+
+int nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen)
+{
+	struct rdma_cm_event *ev;
+	char addr[80];
+	int rc;
+
+	if (!rq || !rq->ch)
+		return 0;
+	if (rdma_get_cm_event(rq->ch, &ev))
+		return 0;        /* EAGAIN: nothing happened (the channel is non-blocking) */
+	nvmf_sockaddr_str(rdma_get_peer_addr(rq->id), addr, sizeof(addr));
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+		snprintf(why, whylen, "the target disconnected queue %u (%s, RDMA CM DISCONNECTED)",
+			 rq->q.qid, addr);
+		rc = -ENOTCONN;
+		/* The connection is gone: destroy need not disconnect it again. */
+		rq->connected = 0;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		snprintf(why, whylen, "the RDMA device of queue %u went away (RDMA CM DEVICE_REMOVAL)",
+			 rq->q.qid);
+		rc = -ENODEV;
+		rq->connected = 0;
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		snprintf(why, whylen, "queue %u (%s) left the connected state (RDMA CM TIMEWAIT_EXIT)",
+			 rq->q.qid, addr);
+		rc = -ENOTCONN;
+		rq->connected = 0;
+		break;
+	default:
+		snprintf(why, whylen, "queue %u (%s): unexpected RDMA CM event %s (status %d)",
+			 rq->q.qid, addr, rdma_event_str(ev->event), ev->status);
+		rc = -ECONNABORTED;
+		break;
+	}
+	rdma_ack_cm_event(ev);
+	return rc;
 }

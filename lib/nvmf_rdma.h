@@ -45,6 +45,13 @@ struct nvmf_rdma_queue {
 int  nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_params *p,
 			    struct ibv_pd **pd, char *err, size_t errlen);
 void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq);
+/* Shut the queue off at once: the QP goes to the error state, so the target can no longer
+ * reach the lane's memory through it and every posted work request is flushed. */
+void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq);
+/* A connected queue's RDMA CM events, without blocking: 0 when none; otherwise the event is
+ * acked, described in why, and the queue is gone: -ENOTCONN (the target disconnected),
+ * -ENODEV (the RDMA device went away) or -ECONNABORTED (anything else). */
+int  nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen);
 /* Event mode: sleep until the CQ signals or timeout_ms passes; returns commands completed. */
 int  nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms);
 

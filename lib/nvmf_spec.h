@@ -866,6 +866,17 @@ static inline void nvme_cmd_keep_alive(struct nvme_sqe *c)
 	nvme_sqe_init(c, NVME_ADMIN_KEEP_ALIVE);
 }
 
+/* Feature identifiers (Get/Set Features CDW10 bits 7:0) */
+#define NVME_FEAT_KATO 0x0f     /* Keep Alive Timer: CQE DW0 is KATO in milliseconds */
+#define NVME_FEAT_SEL_CURRENT 0
+
+/* Get Features: CDW10 = FID (7:0) | SEL (10:8). */
+static inline void nvme_cmd_get_features(struct nvme_sqe *c, uint8_t fid, uint8_t sel)
+{
+	nvme_sqe_init(c, NVME_ADMIN_GET_FEATURES);
+	c->cdw10 = htole32((uint32_t)fid | ((uint32_t)(sel & 0x7) << 8));
+}
+
 /* Connect for queue qid (0 = admin).  kato_ms only matters on the admin
  * queue; pass 0 for I/O queues.  The caller then points SGL1 at the
  * struct nvmf_connect_data (keyed or in-capsule). */

@@ -166,6 +166,18 @@ static void test_flush_keepalive_identify(void)
 	nvme_cmd_identify(&c, NVME_IDENTIFY_CNS_NS, 7, 0);
 	CHECK_EQ(raw_le(b, 4, 4), 7);
 	CHECK_EQ(raw_le(b, 40, 4), 0);
+
+	/* Get Features, Keep Alive Timer (FID 0Fh), current value: opcode 0Ah, CDW10 at 40 */
+	poison(&c, sizeof(c));
+	nvme_cmd_get_features(&c, NVME_FEAT_KATO, NVME_FEAT_SEL_CURRENT);
+	CHECK_EQ(b[0], 0x0a);
+	CHECK_EQ(b[1], 0x40);
+	CHECK(all_zero(b, 2, 37));
+	CHECK_EQ(b[39], 0x40);
+	CHECK_EQ(raw_le(b, 40, 4), 0x0f);
+	CHECK(all_zero(b, 44, 20));
+	nvme_cmd_get_features(&c, 0x0f, 3);         /* SEL 3 (supported capabilities) */
+	CHECK_EQ(raw_le(b, 40, 4), 0x30f);
 }
 
 static void test_dsm(void)
