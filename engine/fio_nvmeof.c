@@ -754,12 +754,20 @@ static char *fio_nvmeof_errdetails(NVMEOF_ERRDETAILS_ARGS(td, io_u))
 	struct nvmf_io *io = io_u->engine_data;
 	char st[160], *msg;
 
-	if (!io || !io->status)
+	if (!io || (!io->status && !io->err))
 		return NULL;
-	nvme_status_format(st, sizeof(st), io->status, 0);
-	if (asprintf(&msg, "%s (%s, nsid %u, slba %llu, %llu blocks)", st,
-		     nvme_opcode_name(io->status_opc, 0), io->nsid, (unsigned long long)io->slba,
-		     (unsigned long long)io->nlb) < 0)
+	if (io->status) {
+		nvme_status_format(st, sizeof(st), io->status, 0);
+		if (asprintf(&msg, "%s (%s, nsid %u, slba %llu, %llu blocks)", st,
+			     nvme_opcode_name(io->status_opc, 0), io->nsid,
+			     (unsigned long long)io->slba, (unsigned long long)io->nlb) < 0)
+			return NULL;
+		return msg;
+	}
+	/* No NVMe status: the command never completed (fio 3.33 prints "(null)" for NULL). */
+	if (asprintf(&msg, "no NVMe status: %s (nsid %u, slba %llu, %llu blocks): the lane was "
+		     "lost or the command timed out", strerror(-io->err), io->nsid,
+		     (unsigned long long)io->slba, (unsigned long long)io->nlb) < 0)
 		return NULL;
 	return msg;
 }

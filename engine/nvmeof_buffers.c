@@ -79,9 +79,16 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 
 	if (!td->orig_buffer || !td->orig_buffer_size)
 		return 0;
+	/* The least the target needs: it RDMA-reads the data of writes and RDMA-writes the data
+	 * of reads (verify reads back what a write-only job wrote). */
+	b->access = 0;
+	if (td_write(td))
+		b->access |= NVMF_MEM_REMOTE_READ;
+	if (td_read(td) || (td->flags & TD_F_DO_VERIFY))
+		b->access |= NVMF_MEM_REMOTE_WRITE;
 	rc = nvmf_mem_attach(b->mem, td->orig_buffer, td->orig_buffer_size);
 	if (!rc) {
-		nvmf_mem_lane_registrar(lane, &r);
+		nvmf_mem_lane_registrar(&b->reg_ctx, lane, b->access, &r);
 		rc = nvmf_mem_register(b->mem, &r);
 	}
 	if (rc) {
@@ -164,11 +171,18 @@ void nvmeof_buffers_describe(const struct nvmeof_buffers *b, const char *rdma_de
 			     size_t len)
 {
 	char mem[NVMF_MEM_ERR_LEN + 256];
-	const char *copies;
+	const char *copies, *acc;
 
 	buf[0] = 0;
-	if (!b->cuda || !b->mem)
+	if (!b->mem)
 		return;
+	acc = b->access == (NVMF_MEM_REMOTE_READ | NVMF_MEM_REMOTE_WRITE) ? "read and write" :
+	      b->access == NVMF_MEM_REMOTE_READ ? "read" :
+	      b->access == NVMF_MEM_REMOTE_WRITE ? "write" : "neither read nor write";
+	if (!b->cuda) {
+		snprintf(buf, len, "; the target may RDMA-%s the buffers", acc);
+		return;
+	}
 	nvmf_mem_describe(b->mem, rdma_dev, mem, sizeof(mem));
 	if (nvmf_mem_info(b->mem)->staged)
 		copies = b->host_data ?
@@ -180,7 +194,7 @@ void nvmeof_buffers_describe(const struct nvmeof_buffers *b, const char *rdma_de
 			"data mode: host->device before writes, device->host after reads (fio's "
 			"verify or buffer options need the bytes)" :
 			"benchmark mode: no copies (fio neither fills nor checks the data)";
-	snprintf(buf, len, "; buffers: %s; %s", mem, copies);
+	snprintf(buf, len, "; buffers: %s; %s; the target may RDMA-%s them", mem, copies, acc);
 }
 
 int nvmeof_buffers_close(struct thread_data *td, struct nvmeof_buffers *b)

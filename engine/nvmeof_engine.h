@@ -54,9 +54,11 @@ struct nvmeof_file {
 };
 
 /* A lane's I/O buffers: a memory backend (nvmeof_buffers.c over lib/nvmf_mem.h). */
-struct nvmf_mem;
+#include "nvmf_mem.h"
 struct nvmeof_buffers {
 	struct nvmf_mem      *mem;
+	struct nvmf_mem_lane_ctx reg_ctx;
+	int                   access;      /* NVMF_MEM_REMOTE_*: what the target may do */
 	const struct nvmf_mr *mr;          /* the registered wire area */
 	int                   cuda;        /* device memory: copies and flushes on the I/O path */
 	int                   host_data;   /* fio fills or checks the bytes: copy per I/O */

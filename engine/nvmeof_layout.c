@@ -30,6 +30,7 @@ struct nvmeof_layout_field {
 static const struct nvmeof_layout_field nvmeof_layout_fields[] = {
 	{ "name",                   TO(name),                0 },
 	{ "iodepth",                TO(iodepth),             0 },
+	{ "rw",                     TO(td_ddir),             0 },
 	{ "thread",                 TO(use_thread),          0 },
 	{ "runtime",                TO(timeout),             0 },
 	{ "ramp_time",              TO(ramp_time),           0 },

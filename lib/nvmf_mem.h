@@ -166,7 +166,21 @@ int  nvmf_sysfs_rdma_pci(const char *root, const char *dev, char *buf, size_t le
 /* "00000000:3B:00.0" -> "0000:3b:00.0" (sysfs's spelling); 0 or -EINVAL. */
 int  nvmf_pci_normalize(const char *in, char *out, size_t len);
 
-/* The real registration on a lane's protection domain (lib/nvmf_mem_lane.c, rdma-core). */
-void nvmf_mem_lane_registrar(struct nvmf_lane *lane, struct nvmf_mem_registrar *r);
+/* What the target may do to the registered area: the least the workload needs. */
+#define NVMF_MEM_REMOTE_READ  0x1    /* RDMA-read it (the data of writes) */
+#define NVMF_MEM_REMOTE_WRITE 0x2    /* RDMA-write it (the data of reads) */
+
+/* The real registration on a lane's protection domain (lib/nvmf_mem_lane.c, rdma-core), with
+ * the remote access given (NVMF_MEM_REMOTE_*; local access is always there: in-capsule
+ * writes send from the area).  c is the registrar's context: the caller keeps it as long as
+ * the registration. */
+struct nvmf_mem_lane_ctx {
+	struct nvmf_lane *lane;
+	int               access;
+};
+void nvmf_mem_lane_registrar(struct nvmf_mem_lane_ctx *c, struct nvmf_lane *lane, int access,
+			     struct nvmf_mem_registrar *r);
+/* The ibv access flags for NVMF_MEM_REMOTE_* (exposed for tests). */
+int  nvmf_mem_ibv_access(int access);
 
 #endif

@@ -11,7 +11,17 @@
 #include "nvmf_mem.h"
 #include "nvmf_shim.h"
 
-#define NVMF_MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+/* LOCAL_WRITE: reads land in the area (and verbs require it with REMOTE_WRITE). */
+int nvmf_mem_ibv_access(int access)
+{
+	int f = IBV_ACCESS_LOCAL_WRITE;
+
+	if (access & NVMF_MEM_REMOTE_READ)
+		f |= IBV_ACCESS_REMOTE_READ;
+	if (access & NVMF_MEM_REMOTE_WRITE)
+		f |= IBV_ACCESS_REMOTE_WRITE;
+	return f;
+}
 
 static void nvmf_mr_fill(struct nvmf_mr *mr, struct ibv_mr *m, void *addr, size_t len)
 {
@@ -25,7 +35,8 @@ static void nvmf_mr_fill(struct nvmf_mr *mr, struct ibv_mr *m, void *addr, size_
 static int nvmf_lane_reg_va(void *ctx, void *addr, size_t len, struct nvmf_mr *mr, char *why,
 			    size_t whylen)
 {
-	struct ibv_pd *pd = nvmf_lane_pd(ctx);
+	const struct nvmf_mem_lane_ctx *c = ctx;
+	struct ibv_pd *pd = nvmf_lane_pd(c->lane);
 	struct ibv_mr *m;
 	int rc;
 
@@ -34,7 +45,7 @@ static int nvmf_lane_reg_va(void *ctx, void *addr, size_t len, struct nvmf_mr *m
 		snprintf(why, whylen, "the lane has no protection domain");
 		return -EINVAL;
 	}
-	m = ibv_reg_mr(pd, addr, len, NVMF_MR_ACCESS);
+	m = ibv_reg_mr(pd, addr, len, nvmf_mem_ibv_access(c->access));
 	if ((rc = nvmf_rc_ptr(m))) {
 		snprintf(why, whylen, "ibv_reg_mr of %zu bytes at %p: %s", len, addr, strerror(-rc));
 		return rc;
@@ -46,7 +57,8 @@ static int nvmf_lane_reg_va(void *ctx, void *addr, size_t len, struct nvmf_mr *m
 static int nvmf_lane_reg_dmabuf(void *ctx, int fd, size_t len, uint64_t iova, struct nvmf_mr *mr,
 				char *why, size_t whylen)
 {
-	struct ibv_pd *pd = nvmf_lane_pd(ctx);
+	const struct nvmf_mem_lane_ctx *c = ctx;
+	struct ibv_pd *pd = nvmf_lane_pd(c->lane);
 	struct ibv_mr *m;
 	int rc;
 
@@ -55,7 +67,7 @@ static int nvmf_lane_reg_dmabuf(void *ctx, int fd, size_t len, uint64_t iova, st
 		snprintf(why, whylen, "the lane has no protection domain");
 		return -EINVAL;
 	}
-	m = ibv_reg_dmabuf_mr(pd, 0, len, iova, fd, NVMF_MR_ACCESS);
+	m = ibv_reg_dmabuf_mr(pd, 0, len, iova, fd, nvmf_mem_ibv_access(c->access));
 	if ((rc = nvmf_rc_ptr(m))) {
 		snprintf(why, whylen, "%zu bytes of dma-buf fd %d: %s%s", len, fd, strerror(-rc),
 			 rc == -EOPNOTSUPP || rc == -EPROTONOSUPPORT ?
@@ -72,11 +84,14 @@ static void nvmf_lane_dereg(void *ctx, struct nvmf_mr *mr)
 	nvmf_lane_dereg_mem(mr);
 }
 
-void nvmf_mem_lane_registrar(struct nvmf_lane *lane, struct nvmf_mem_registrar *r)
+void nvmf_mem_lane_registrar(struct nvmf_mem_lane_ctx *c, struct nvmf_lane *lane, int access,
+			     struct nvmf_mem_registrar *r)
 {
+	c->lane = lane;
+	c->access = access;
 	memset(r, 0, sizeof(*r));
 	r->reg_va = nvmf_lane_reg_va;
 	r->reg_dmabuf = nvmf_lane_reg_dmabuf;
 	r->dereg = nvmf_lane_dereg;
-	r->ctx = lane;
+	r->ctx = c;
 }

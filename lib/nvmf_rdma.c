@@ -290,8 +290,9 @@ static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
 	rq->qp_created = 1;
 	rq->sqe_mr = ibv_reg_mr(rq->pd, q->sqes, q->depth * sizeof(*q->sqes), 0);
 	rq->rsp_mr = ibv_reg_mr(rq->pd, q->rsps, q->depth * sizeof(*q->rsps), IBV_ACCESS_LOCAL_WRITE);
-	rq->dsm_mr = ibv_reg_mr(rq->pd, q->dsm, q->depth * sizeof(*q->dsm),
-				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	/* Least access: capsules are only sent, responses only received, DSM ranges only
+	 * RDMA-read by the target. */
+	rq->dsm_mr = ibv_reg_mr(rq->pd, q->dsm, q->depth * sizeof(*q->dsm), IBV_ACCESS_REMOTE_READ);
 	if ((rc = nvmf_rc_ptr(rq->sqe_mr)) || (rc = nvmf_rc_ptr(rq->rsp_mr)) ||
 	    (rc = nvmf_rc_ptr(rq->dsm_mr)))
 		return nvmf_rdma_errf(rq, rc, "registering queue buffers: %s", strerror(-rc));

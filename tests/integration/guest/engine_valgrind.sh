@@ -27,6 +27,9 @@ vg_check lanes-thread-mode 0 $NVMEOF --thread=1 --name=v --rw=randwrite --bs=4k 
 vg_check split-and-trim-process-mode 0 $NVMEOF --name=v --rw=write --bs=2m --size=4m --iodepth=2 \
 	--verify=crc32c --do_verify=1 --name=t --stonewall --rw=randtrim --bs=64k --size=256k \
 	--iodepth=4
+# the keep-alive thread started and stopped with its lane (and Get Features at bring-up)
+vg_check keepalive-thread-mode 0 $NVMEOF --kato=1000 --thread=1 --name=v --rw=randread --bs=4k \
+	--size=128k --iodepth=4 --thinktime=1500ms --thinktime_blocks=16
 # GPU buffers through the stand-in CUDA driver (tests/cuda-standin): the memory backend's
 # paths in the engine, in thread mode with verify, and a failure after the device
 # allocation (the SYNC_MEMOPS attribute refused) that must release everything
