@@ -378,7 +378,7 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 {
 	struct nvmeof_options *o = td->eo;
 	struct nvmf_queue *q = ld->q;
-	struct nvmf_io *held[256];
+	struct nvmf_io **held = NULL;
 	unsigned nheld = 0, before = ld->nr_events;
 
 	ld->reconnecting = 1;
@@ -388,7 +388,10 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 	ld->nr_resubmit = 0;
 	nvmf_lane_kill(ld->lane);
 	nvmf_queue_abandon(q, rc, why ? why : strerror(-rc));
-	if (o->retry_on_reconnect) {
+	/* Each held I/O has at least one slot: depth bounds them. */
+	if (o->retry_on_reconnect)
+		held = calloc(q->depth, sizeof(*held));
+	if (held) {
 		/* Every I/O with a command staged or posted, once each (a split I/O has several),
 		 * oldest first; those resubmitted before fail now. */
 		for (unsigned pass = 0; pass < 2; pass++) {
@@ -403,7 +406,7 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 					continue;
 				for (k = 0; k < nheld && held[k] != io; k++)
 					;
-				if (k == nheld && nheld < sizeof(held) / sizeof(held[0]))
+				if (k == nheld)
 					held[nheld++] = io;
 			}
 		}
@@ -421,6 +424,7 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 			ld->nr_resubmit++;
 		}
 		/* The old queue's slots go with it at the reconnect, without completions. */
+		free(held);
 	} else {
 		nvmf_queue_fail_all(q, q->fatal, q->fatal_msg);
 	}
@@ -456,6 +460,8 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 		ld->attempts++;
 		rc = nvmf_lane_reconnect(ld->lane, err, sizeof(err));
 		now = nvmf_now_ms();
+		/* The old queue is gone with the attempt; a failed one may have left none. */
+		ld->q = nvmf_lane_ioq(ld->lane);
 	}
 	if (!rc) {
 		ld->q = nvmf_lane_ioq(ld->lane);
@@ -480,7 +486,7 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 	snprintf(why, sizeof(why), "controller lost: not back within ctrl_loss_tmo %u ms after "
 		 "%u attempt(s) (last: %s)", o->ctrl_loss_tmo, ld->attempts, err);
 	ld->reconnecting = 0;
-	ld->lost = rc ? rc : -ENOTCONN;
+	ld->lost = -ENOTCONN;     /* whatever the last attempt met, the controller is gone */
 	nvmf_io_backlog_fail(&ld->backlog, ld->lost, &ld->cpl);
 	nvmeof_err("nvmeof: %s: lane failed: %s\n", td->o.name, why);
 	if (!ld->failed_logged) {

@@ -613,7 +613,8 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 		shutdown_ms = NVMF_HURRIED_STEP_MS;
 		if (lane->admin_timeout_ms > NVMF_HURRIED_STEP_MS)
 			lane->admin_timeout_ms = NVMF_HURRIED_STEP_MS;
-		lane->ioq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
+		if (lane->ioq)
+			lane->ioq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
 		if (lane->aq)
 			lane->aq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
 	}
