@@ -358,3 +358,27 @@ int nvmf_id_ns_check(const struct nvme_id_ns *ns, uint32_t mdts_bytes, char *why
 				"%u bytes: no command can carry one)", idx, 1u << lbads, mdts_bytes);
 	return 0;
 }
+
+int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, char *why,
+			      size_t whylen)
+{
+	const uint8_t *p = priv;
+	uint16_t recfmt;
+
+	*crqsize = 0;
+	if (why && whylen)
+		why[0] = 0;
+	/* No private data at all: nothing learned, the host's own sizes stand (Linux's host
+	 * does not read it either). */
+	if (!p || !len)
+		return 0;
+	if (len < 4)
+		return nvmf_why(why, whylen, -EPROTO, "accept private data of %zu bytes (RECFMT and "
+				"CRQSIZE need 4)", len);
+	recfmt = nvmf_get_le16(p);
+	if (recfmt != 0)
+		return nvmf_why(why, whylen, -EPROTO, "accept private data RECFMT %u (only 0 is "
+				"defined)", recfmt);
+	*crqsize = nvmf_get_le16(p + 2);
+	return 0;
+}

@@ -968,4 +968,11 @@ int nvmf_id_ctrl_check(const struct nvme_id_ctrl *id, uint64_t cap, char *why, s
  * MDTS (no command could carry one). */
 int nvmf_id_ns_check(const struct nvme_id_ns *ns, uint32_t mdts_bytes, char *why, size_t len);
 
+/* The private data of an RDMA CM accept (NVMe/RDMA: RECFMT, CRQSIZE), len bytes at priv.
+ * *crqsize: the controller's receive queue entries, 0 when not given: no private data, or
+ * zeros (IB CM pads a REP's private data with zeros).  -EPROTO for 1..3 bytes (a truncated
+ * record) or a RECFMT other than 0 (a record this host cannot read). */
+int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, char *why,
+			      size_t whylen);
+
 #endif /* NVMF_SPEC_H */

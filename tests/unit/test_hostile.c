@@ -572,6 +572,128 @@ static void test_csts(void)
 	}
 }
 
+/* ---- RDMA CM private data ------------------------------------------------------------------ */
+
+/* An exact-size heap copy, so ASan sees any read past the private data. */
+static uint8_t *dup_exact(const uint8_t *b, size_t n)
+{
+	uint8_t *p = malloc(n ? n : 1);
+
+	if (p && n)
+		memcpy(p, b, n);
+	return p;
+}
+
+static void test_cm_accept(void)
+{
+	uint8_t raw[196];
+	uint16_t crq;
+	char why[160];
+
+	/* nothing: the host's own sizes stand */
+	crq = 7;
+	CHECK_EQ(nvmf_rdma_cm_accept_parse(NULL, 0, &crq, why, sizeof(why)), 0);
+	CHECK_EQ(crq, 0);
+	CHECK_EQ(nvmf_rdma_cm_accept_parse(NULL, 32, &crq, why, sizeof(why)), 0);
+	CHECK_EQ(crq, 0);
+
+	/* truncated: 1..3 bytes */
+	memset(raw, 0, sizeof(raw));
+	raw[2] = 0x20;
+	for (size_t n = 1; n < 4; n++) {
+		uint8_t *p = dup_exact(raw, n);
+		char want[32];
+
+		crq = 7;
+		CHECK_EQ(nvmf_rdma_cm_accept_parse(p, n, &crq, why, sizeof(why)), -EPROTO);
+		CHECK_EQ(crq, 0);
+		snprintf(want, sizeof(want), "%zu bytes", n);
+		CHECK(contains(why, want));
+		free(p);
+	}
+	/* 4 bytes, the spec's 32, and IB CM's zero-padded 196 */
+	{
+		static const size_t lens[] = { 4, 32, 196 };
+
+		for (unsigned i = 0; i < 3; i++) {
+			uint8_t *p;
+
+			raw[0] = 0;
+			raw[1] = 0;
+			raw[2] = 0x80;                  /* CRQSIZE 0x0180 */
+			raw[3] = 0x01;
+			p = dup_exact(raw, lens[i]);
+			CHECK_EQ(nvmf_rdma_cm_accept_parse(p, lens[i], &crq, why, sizeof(why)), 0);
+			CHECK_EQ(crq, 0x180);
+			free(p);
+		}
+	}
+	/* all zeros (what a target sending nothing looks like over IB CM): no information */
+	memset(raw, 0, sizeof(raw));
+	CHECK_EQ(nvmf_rdma_cm_accept_parse(raw, sizeof(raw), &crq, why, sizeof(why)), 0);
+	CHECK_EQ(crq, 0);
+	/* garbled: a record format this host cannot read */
+	raw[0] = 1;
+	raw[2] = 0x10;
+	crq = 7;
+	CHECK_EQ(nvmf_rdma_cm_accept_parse(raw, 32, &crq, why, sizeof(why)), -EPROTO);
+	CHECK(contains(why, "RECFMT 1"));
+	CHECK_EQ(crq, 0);
+	memset(raw, 0xff, 32);
+	CHECK_EQ(nvmf_rdma_cm_accept_parse(raw, 32, &crq, why, sizeof(why)), -EPROTO);
+	CHECK(contains(why, "RECFMT 65535"));
+	CHECK_EQ(nvmf_rdma_cm_accept_parse(raw, 32, &crq, NULL, 0), -EPROTO);
+}
+
+static void test_cm_reject(void)
+{
+	uint8_t raw[255];
+	char s[160];
+
+	nvmf_reject_describe(NULL, 0, s, sizeof(s));
+	CHECK(contains(s, "no NVMe/RDMA reject data"));
+	nvmf_reject_describe(NULL, 148, s, sizeof(s));
+	CHECK(contains(s, "no NVMe/RDMA reject data"));
+	memset(raw, 0, sizeof(raw));
+	raw[2] = 6;
+	for (uint8_t n = 0; n < 4; n++) {
+		uint8_t *p = dup_exact(raw, n);
+
+		nvmf_reject_describe(p, n, s, sizeof(s));
+		CHECK(contains(s, "no NVMe/RDMA reject data"));
+		free(p);
+	}
+	{
+		uint8_t *p = dup_exact(raw, 4);
+
+		nvmf_reject_describe(p, 4, s, sizeof(s));
+		CHECK_STR(s, "NVMe/RDMA reject: no resources (recfmt 0, sts 6)");
+		free(p);
+	}
+	/* IB CM's 148-byte REJ private data, unknown status */
+	raw[2] = 0x34;
+	raw[3] = 0x12;
+	nvmf_reject_describe(raw, 148, s, sizeof(s));
+	CHECK_STR(s, "NVMe/RDMA reject: unknown reject status (recfmt 0, sts 4660)");
+	/* garbled record format: the status is not named as if it were format 0 */
+	raw[0] = 9;
+	raw[2] = 6;
+	raw[3] = 0;
+	nvmf_reject_describe(raw, 255, s, sizeof(s));
+	CHECK_STR(s, "NVMe/RDMA reject in unknown record format 9 (sts 6)");
+	/* the caller's buffer is never overrun */
+	{
+		char *small = malloc(8);
+
+		if (small) {
+			nvmf_reject_describe(raw, 4, small, 8);
+			CHECK_EQ(strlen(small), 7);
+			free(small);
+		}
+		nvmf_reject_describe(raw, 4, s, 0);
+	}
+}
+
 int main(void)
 {
 	/* nvmf_queue_exec and nvmf_csts_wait poll until a deadline: never hang the suite */
@@ -583,5 +705,7 @@ int main(void)
 	test_id_ctrl_absurd();
 	test_id_ns_absurd();
 	test_csts();
+	test_cm_accept();
+	test_cm_reject();
 	return check_done("test_hostile");
 }
