@@ -176,3 +176,47 @@ $(BUILD)/tests/test_cuda_decls $(BUILD)/asan/test_cuda_decls: private BASEFLAGS 
 $(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: $(STANDIN) $(STANDIN_VARS) tests/cuda-standin/standin.h
 $(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: private BASEFLAGS += -Itests/cuda-standin \
 	-DNVMF_STANDIN_DIR='"$(abspath $(STANDIN_DIR))"'
+
+# ---- Hostile responses (issue #8): fuzz targets, tests/fuzz/ --------------------------------
+# `make fuzz-replay`: each target's saved corpus (tests/fuzz/corpus/<target>/) replayed with gcc
+# under ASan/UBSan by tests/fuzz/replay.c (no libFuzzer needed); a suite line like the others.
+# `make fuzz`: the libFuzzer builds (clang -fsanitize=fuzzer,address,undefined), each run for
+# FUZZ_SECONDS with its saved corpus; new inputs go to build/fuzz/<target>.work/, crashers to
+# build/fuzz/<target>-crash-*.  Without clang (or its libFuzzer) it says so and does nothing.
+FUZZ_TARGETS  := fuzz_cqe fuzz_identify fuzz_cm_private
+FUZZ_SECONDS  ?= 120
+FUZZ_CC       ?= clang
+FUZZ_ARGS     ?=
+FUZZ_CORPUS   := $(CURDIR)/tests/fuzz/corpus
+FUZZ_MAXLEN_fuzz_identify := 8200
+FUZZ_REPLAY   := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
+FUZZ_BINS     := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
+
+.PHONY: fuzz fuzz-replay fuzz-run
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(ASAN_OBJS) tests/unit/scripted_peer.h $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(SAN_FLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit \
+	  -DFUZZ_CORPUS_DIR='"$(FUZZ_CORPUS)/$*"' -o $@ $< tests/fuzz/replay.c $(ASAN_OBJS) $(RDMA_LIBS) -ldl -lpthread
+
+fuzz-replay: $(FUZZ_REPLAY)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  tests/run-tests.sh fuzz-replay $(FUZZ_REPLAY)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) tests/unit/scripted_peer.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -fno-omit-frame-pointer $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(LIB_SRCS) $(RDMA_LIBS) -ldl -lpthread
+
+fuzz:
+	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
+	    $(FUZZ_CC) -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then \
+	  echo "fuzz: SKIP: $(FUZZ_CC) cannot build a libFuzzer target (install clang, or set FUZZ_CC)"; \
+	else $(MAKE) --no-print-directory fuzz-run; fi
+
+fuzz-run: $(FUZZ_BINS)
+	@$(foreach t,$(FUZZ_TARGETS),mkdir -p $(BUILD)/fuzz/$(t).work && \
+	  echo "fuzz: $(t) for $(FUZZ_SECONDS) s" && \
+	  $(BUILD)/fuzz/$(t) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -max_len=$(or $(FUZZ_MAXLEN_$(t)),2048) \
+	    -artifact_prefix=$(BUILD)/fuzz/$(t)- -print_final_stats=1 $(FUZZ_ARGS) \
+	    $(BUILD)/fuzz/$(t).work $(FUZZ_CORPUS)/$(t) >$(BUILD)/fuzz/$(t).log 2>&1; \
+	  rc=$$?; tail -n 15 $(BUILD)/fuzz/$(t).log; test $$rc = 0 &&) true

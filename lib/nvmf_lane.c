@@ -142,7 +142,7 @@ static int nvmf_prop(struct nvmf_lane *lane, int set, uint32_t ofst, int eight, 
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
-		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
+		nvme_status_format_raw(st, sizeof(st), le16toh(cqe.status), 1);
 		return nvmf_lane_errf(lane, -EIO, "Property %s 0x%x failed: %s", set ? "Set" : "Get",
 				      ofst, st);
 	}
@@ -215,6 +215,8 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_rdma_queue *
 				      q->fatal_msg[0] ? q->fatal_msg : strerror(-rc));
 	rc = nvme_status_code(le16toh(cqe.status));
 	if (rc) {
+		/* Code only: the bad-field words follow the status name (the testbed's
+		 * engine_errors matches "Connect Invalid Parameters (the target does not ...)"). */
 		nvme_status_format(st, sizeof(st), (uint16_t)rc, 1);
 		return nvmf_lane_errf(lane, -ECONNREFUSED, "Fabrics Connect to %s (queue %u) failed: %s%s",
 				      lane->subnqn, q->qid, st,
@@ -225,6 +227,7 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_rdma_queue *
 	return 0;
 }
 
+/* *status: the raw CQE status word (nonzero nvme_status_code() means the command failed). */
 static int nvmf_identify(struct nvmf_lane *lane, uint8_t cns, uint32_t nsid, uint16_t *status)
 {
 	struct nvmf_req *req = nvmf_admin_req(lane);
@@ -241,7 +244,7 @@ static int nvmf_identify(struct nvmf_lane *lane, uint8_t cns, uint32_t nsid, uin
 	rc = nvmf_admin_exec(lane, req, &cqe);
 	if (rc < 0)
 		return rc;
-	*status = (uint16_t)rc;
+	*status = le16toh(cqe.status);
 	return 0;
 }
 
@@ -257,33 +260,51 @@ static void nvmf_copy_trim(char *dst, const void *src, size_t n)
 		dst[--n] = 0;
 }
 
-/* Poll CSTS until (CSTS & mask) == want: 0; -EIO once CSTS.CFS is set; -ETIMEDOUT after
- * timeout_ms; or the Property Get's error. */
-static int nvmf_wait_csts(struct nvmf_lane *lane, uint32_t mask, uint32_t want,
-			  unsigned timeout_ms)
+int nvmf_csts_wait(nvmf_csts_read_fn read_csts, void *ctx, uint32_t mask, uint32_t want,
+		   unsigned timeout_ms, uint32_t *last)
 {
 	uint64_t deadline = nvmf_now_ms() + timeout_ms;
 	struct timespec ts = { 0, 1000000 };
-	uint64_t v;
+	uint32_t csts;
 	int rc;
 
 	for (;;) {
-		if ((rc = nvmf_prop_get(lane, NVME_REG_CSTS, 0, &v)))
+		if ((rc = read_csts(ctx, &csts)))
 			return rc;
-		if (((uint32_t)v & mask) == want)
-			return 0;
-		if (nvme_csts_cfs((uint32_t)v))
+		if (last)
+			*last = csts;
+		/* CFS before the wanted bits: a controller in fatal state may show RDY too (or
+		 * all ones, like a device that is gone), and must not pass for ready. */
+		if (nvme_csts_cfs(csts))
 			return -EIO;
+		if ((csts & mask) == want)
+			return 0;
 		if (nvmf_now_ms() > deadline)
 			return -ETIMEDOUT;
 		nanosleep(&ts, NULL);
 	}
 }
 
+static int nvmf_read_csts(void *ctx, uint32_t *csts)
+{
+	uint64_t v = 0;
+	int rc = nvmf_prop_get(ctx, NVME_REG_CSTS, 0, &v);
+
+	*csts = (uint32_t)v;
+	return rc;
+}
+
+static int nvmf_wait_csts(struct nvmf_lane *lane, uint32_t mask, uint32_t want,
+			  unsigned timeout_ms, uint32_t *last)
+{
+	return nvmf_csts_wait(nvmf_read_csts, lane, mask, want, timeout_ms, last);
+}
+
 static int nvmf_enable(struct nvmf_lane *lane)
 {
 	struct nvmf_lane_info *in = &lane->info;
 	unsigned to_ms;
+	uint32_t csts = 0;
 	uint64_t v;
 	int rc;
 
@@ -298,13 +319,13 @@ static int nvmf_enable(struct nvmf_lane *lane)
 	to_ms = nvme_cap_to(in->cap) * 500;
 	if (to_ms < 500)
 		to_ms = 500;
-	rc = nvmf_wait_csts(lane, 0x1 /* RDY */, 0x1, to_ms);
+	rc = nvmf_wait_csts(lane, 0x1 /* RDY */, 0x1, to_ms, &csts);
 	if (rc == -EIO)
-		return nvmf_lane_errf(lane, rc, "controller reports fatal status (CSTS.CFS) "
-				      "while enabling");
+		return nvmf_lane_errf(lane, rc, "controller reports fatal status (CSTS.CFS, CSTS "
+				      "0x%08x) while enabling", csts);
 	if (rc == -ETIMEDOUT)
 		return nvmf_lane_errf(lane, rc, "controller not ready (CSTS.RDY) within "
-				      "CAP.TO = %u ms", to_ms);
+				      "CAP.TO = %u ms (CSTS 0x%08x)", to_ms, csts);
 	return rc;
 }
 
@@ -318,19 +339,18 @@ static int nvmf_identify_ctrl(struct nvmf_lane *lane)
 
 	if ((rc = nvmf_identify(lane, NVME_IDENTIFY_CNS_CTRL, 0, &st)))
 		return rc;
-	if (st) {
-		nvme_status_format(s, sizeof(s), st, 0);
+	if (nvme_status_code(st)) {
+		nvme_status_format_raw(s, sizeof(s), st, 0);
 		return nvmf_lane_errf(lane, -EIO, "Identify Controller failed: %s", s);
 	}
 	nvmf_copy_trim(in->mn, id->mn, sizeof(id->mn));
 	nvmf_copy_trim(in->sn, id->sn, sizeof(id->sn));
 	nvmf_copy_trim(in->fr, id->fr, sizeof(id->fr));
 	nvmf_copy_trim(in->subnqn, id->subnqn, sizeof(id->subnqn));
-	if (id->mdts) {
-		unsigned shift = id->mdts + 12 + nvme_cap_mpsmin(in->cap);
-
-		in->mdts_bytes = shift >= 32 ? 0 : 1u << shift;
-	}
+	if ((rc = nvmf_id_ctrl_check(id, in->cap, s, sizeof(s))))
+		return nvmf_lane_errf(lane, rc, "controller %s: invalid Identify Controller data: %s",
+				      lane->subnqn, s);
+	in->mdts_bytes = nvmf_mdts_bytes(id->mdts, in->cap);
 	in->maxcmd = le16toh(id->maxcmd);
 	in->nn = le32toh(id->nn);
 	in->oncs = le16toh(id->oncs);
@@ -356,25 +376,26 @@ int nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_
 		return nvmf_lane_errf(lane, -EINVAL, "nsid %u is not a valid namespace ID", nsid);
 	if ((rc = nvmf_identify(lane, NVME_IDENTIFY_CNS_NS, nsid, &st)))
 		return rc;
-	if (st) {
-		nvme_status_format(s, sizeof(s), st, 0);
+	if (nvme_status_code(st)) {
+		nvme_status_format_raw(s, sizeof(s), st, 0);
 		return nvmf_lane_errf(lane, -ENODEV, "namespace %u of %s: Identify failed: %s", nsid,
 				      lane->subnqn, s);
 	}
 	memset(ns, 0, sizeof(*ns));
+	rc = nvmf_id_ns_check(id, lane->info.mdts_bytes, s, sizeof(s));
+	if (rc == -ENODEV)
+		return nvmf_lane_errf(lane, rc, "namespace %u is not active on %s (the controller "
+				      "has %u namespace IDs)", nsid, lane->subnqn, lane->info.nn);
+	if (rc)
+		return nvmf_lane_errf(lane, rc, "namespace %u of %s: invalid Identify Namespace data: %s",
+				      nsid, lane->subnqn, s);
 	ns->nsid = nsid;
 	ns->nsze = le64toh(id->nsze);
-	if (!ns->nsze)
-		return nvmf_lane_errf(lane, -ENODEV, "namespace %u is not active on %s (the controller "
-				      "has %u namespace IDs)", nsid, lane->subnqn, lane->info.nn);
 	ns->lba_size = nvme_id_ns_lba_size(id);
 	ns->ms = nvme_id_ns_ms(id);
 	ns->flbas = id->flbas;
 	ns->dps = id->dps;
 	ns->nsfeat = id->nsfeat;
-	if (!ns->lba_size)
-		return nvmf_lane_errf(lane, -EPROTO, "namespace %u reports an invalid LBA format "
-				      "(flbas 0x%02x)", nsid, id->flbas);
 	return 0;
 }
 
@@ -427,14 +448,16 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 		n = (unsigned)((n - 1) * parts + 1 < 65536 ? (n - 1) * parts + 1 : 65536);
 	}
 
-	if (n < 2)
-		n = 2;
 	if (n > mqes)
 		n = mqes;
 	if (in->maxcmd && n > in->maxcmd)
 		n = in->maxcmd;
 	if (n > 4096)
 		n = 4096;
+	/* Last: MAXCMD 1 still allows one command in flight, i.e. a queue of 2 (CAP.MQES 0,
+	 * the other way to get below 2, is refused at Identify). */
+	if (n < 2)
+		n = 2;
 	return n;
 }
 
@@ -597,7 +620,7 @@ static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
 	if (nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, NVME_CC_SHN_NORMAL, 6, 4)))
 		return;
 	/* Best effort: a controller that never reports completion is disconnected anyway. */
-	if (nvmf_wait_csts(lane, 0xc /* SHST */, NVME_CSTS_SHST_COMPLETE << 2, max_ms) == 0)
+	if (nvmf_wait_csts(lane, 0xc /* SHST */, NVME_CSTS_SHST_COMPLETE << 2, max_ms, NULL) == 0)
 		lane->enabled = 0;
 }
 

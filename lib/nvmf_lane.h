@@ -116,6 +116,13 @@ unsigned long nvmf_lane_keepalives(struct nvmf_lane *lane);
 /* Decode a CM reject's private data into words. */
 void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
 
+/* Wait for (CSTS & mask) == want, reading CSTS with read_csts(ctx, &csts) about every
+ * millisecond: 0; -EIO as soon as CSTS.CFS is set, whatever else CSTS shows; -ETIMEDOUT once
+ * timeout_ms passed; or read_csts's error.  *last (if not NULL): the last CSTS read. */
+typedef int (*nvmf_csts_read_fn)(void *ctx, uint32_t *csts);
+int  nvmf_csts_wait(nvmf_csts_read_fn read_csts, void *ctx, uint32_t mask, uint32_t want,
+		    unsigned timeout_ms, uint32_t *last);
+
 /* The lane's protection domain (struct ibv_pd *): memory backends register on it
  * (lib/nvmf_mem_lane.c).  Valid until nvmf_lane_destroy: deregister first. */
 struct ibv_pd;

@@ -270,6 +270,13 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 				       "queue %u: response for unknown command ID 0x%04x (status 0x%04x)",
 				       q->qid, cid, le16toh(cqe.status));
 	}
+	/* The host never asks to disable SQ flow control (Connect CATTR bit 2 is 0), so SQHD
+	 * must be an entry of this queue: anything else is a target that does not know the
+	 * queue it answers on. */
+	if (le16toh(cqe.sqhd) >= q->depth)
+		return nvmf_queue_fail(q, -EPROTO,
+				       "queue %u: response for command ID 0x%04x reports SQ head %u (the "
+				       "queue has %u entries)", q->qid, cid, le16toh(cqe.sqhd), q->depth);
 	req->cqe = cqe;
 	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_RSP_DONE);
 	return 0;
@@ -332,7 +339,11 @@ int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout
 		if (rc < 0 || req->state == NVMF_REQ_COMPLETE)
 			break;
 		if (nvmf_now_ms() > deadline) {
+			/* Answered but the SEND never completed: say so, it is not a lost response. */
 			rc = nvmf_queue_fail(q, -ETIMEDOUT,
+					     (req->done & NVMF_REQ_RSP_DONE) ?
+					     "queue %u: %s command answered, but its capsule's send "
+					     "did not complete within %u ms" :
 					     "queue %u: no response to %s command within %u ms",
 					     q->qid, nvme_opcode_name(nvmf_req_sqe(q, req)->opcode,
 								      q->qid == 0),

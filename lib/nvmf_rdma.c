@@ -93,7 +93,13 @@ void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t bufle
 	const uint8_t *p = priv;
 
 	if (!p || len < sizeof(struct nvmf_rdma_cm_rej)) {
-		snprintf(buf, buflen, "no NVMe/RDMA reject data");
+		snprintf(buf, buflen, "no NVMe/RDMA reject data (%u bytes)", len);
+		return;
+	}
+	/* STS only has a meaning in record format 0: name it only there. */
+	if (nvmf_get_le16(p) != 0) {
+		snprintf(buf, buflen, "NVMe/RDMA reject in unknown record format %u (sts %u)",
+			 nvmf_get_le16(p), nvmf_get_le16(p + 2));
 		return;
 	}
 	snprintf(buf, buflen, "NVMe/RDMA reject: %s (recfmt %u, sts %u)",
@@ -123,9 +129,15 @@ static int nvmf_cm_next(struct nvmf_rdma_queue *rq, unsigned timeout_ms, struct 
 	}
 }
 
+/* The private data of the expected event, kept past the event's ack. */
+struct nvmf_cm_priv {
+	uint8_t data[sizeof(struct nvmf_rdma_cm_rep)];
+	size_t  len;  /* bytes in data: what the CM reported, at most sizeof(data) */
+};
+
 /* Wait for `want`; any other event (or none in time) is an error described in words. */
 static int nvmf_cm_expect(struct nvmf_rdma_queue *rq, enum rdma_cm_event_type want,
-			  unsigned timeout_ms, const char *what, struct nvmf_rdma_cm_rep *rep)
+			  unsigned timeout_ms, const char *what, struct nvmf_cm_priv *priv)
 {
 	struct rdma_cm_event *ev;
 	char addr[80], why[160];
@@ -139,12 +151,13 @@ static int nvmf_cm_expect(struct nvmf_rdma_queue *rq, enum rdma_cm_event_type wa
 		return nvmf_rdma_errf(rq, rc, "%s: reading RDMA CM events failed: %s", what,
 				      strerror(-rc));
 	if (ev->event == want) {
-		if (rep) {
-			memset(rep, 0, sizeof(*rep));
-			if (ev->param.conn.private_data && ev->param.conn.private_data_len >= 4)
-				memcpy(rep, ev->param.conn.private_data,
-				       ev->param.conn.private_data_len < sizeof(*rep) ?
-				       ev->param.conn.private_data_len : sizeof(*rep));
+		if (priv) {
+			memset(priv, 0, sizeof(*priv));
+			if (ev->param.conn.private_data) {
+				priv->len = ev->param.conn.private_data_len < sizeof(priv->data) ?
+					    ev->param.conn.private_data_len : sizeof(priv->data);
+				memcpy(priv->data, ev->param.conn.private_data, priv->len);
+			}
 		}
 		rdma_ack_cm_event(ev);
 		return 0;
@@ -314,9 +327,9 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	struct nvmf_rdma_queue *rq;
 	struct rdma_conn_param cp;
 	struct nvmf_rdma_cm_req req;
-	struct nvmf_rdma_cm_rep rep;
+	struct nvmf_cm_priv rep;
 	struct ibv_device_attr dattr;
-	char what[64];
+	char what[64], why[128];
 	int rc;
 
 	*out = NULL;
@@ -396,8 +409,13 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	}
 	if ((rc = nvmf_cm_expect(rq, RDMA_CM_EVENT_ESTABLISHED, p->timeout_ms, what, &rep)))
 		goto destroy;
-	rq->connected = 1;
-	rq->crqsize = le16toh(rep.crqsize);
+	rq->connected = 1;  /* from here on destroy disconnects, also when the accept is bad */
+	if ((rc = nvmf_rdma_cm_accept_parse(rep.data, rep.len, &rq->crqsize, why, sizeof(why)))) {
+		char a[80];
+
+		nvmf_rdma_errf(rq, rc, "%s %s: %s", what, nvmf_sockaddr_str(p->dst, a, sizeof(a)), why);
+		goto destroy;
+	}
 	/* The target may hold fewer receive buffers than we asked for. */
 	if (rq->crqsize && rq->crqsize < rq->q.max_inflight)
 		rq->q.max_inflight = rq->crqsize;

@@ -2,6 +2,7 @@
  * status / reject / opcode decoders used in error messages. */
 #include "nvmf_spec.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 static int nqn_ok(const char *nqn)
@@ -186,6 +187,28 @@ int nvme_status_format(char *buf, size_t len, uint16_t status_code, int fabrics_
 			nvme_status_name(sct, sc, fabrics_cmd));
 }
 
+int nvme_status_format_raw(char *buf, size_t len, uint16_t raw_status, int fabrics_cmd)
+{
+	char flags[32];
+	int n = 0;
+
+	/* DNR says a retry is pointless, More that the Error log has details: both matter to
+	 * whoever reads the message, so they are named rather than dropped. */
+	flags[0] = 0;
+	if (nvme_status_dnr(raw_status))
+		n += snprintf(flags + n, sizeof(flags) - (size_t)n, "DNR");
+	if (nvme_status_more(raw_status))
+		n += snprintf(flags + n, sizeof(flags) - (size_t)n, "%sMore", n ? ", " : "");
+	if (nvme_status_crd(raw_status))
+		n += snprintf(flags + n, sizeof(flags) - (size_t)n, "%sCRD %u", n ? ", " : "",
+			      nvme_status_crd(raw_status));
+	return snprintf(buf, len, "NVMe status 0x%x/0x%02x: %s%s%s%s", nvme_status_sct(raw_status),
+			nvme_status_sc(raw_status),
+			nvme_status_name(nvme_status_sct(raw_status), nvme_status_sc(raw_status),
+					 fabrics_cmd),
+			n ? " (" : "", flags, n ? ")" : "");
+}
+
 const char *nvmf_rdma_cm_status_name(uint16_t sts)
 {
 	switch (sts) {
@@ -252,4 +275,110 @@ const char *nvme_opcode_name(uint8_t opc, int admin)
 	default:
 		return "Unknown";
 	}
+}
+
+/* ---- checks on what a target sends ---------------------------------------------------- */
+
+static int nvmf_why(char *why, size_t len, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int nvmf_why(char *why, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+uint32_t nvmf_mdts_bytes(uint8_t mdts, uint64_t cap)
+{
+	unsigned shift = 12u + nvme_cap_mpsmin(cap) + mdts;
+
+	if (!mdts || shift >= 32)
+		return 0;
+	return (uint32_t)1 << shift;
+}
+
+int nvmf_id_ctrl_check(const struct nvme_id_ctrl *id, uint64_t cap, char *why, size_t len)
+{
+	unsigned page_shift = 12u + nvme_cap_mpsmin(cap);
+	uint32_t ioccsz = le32toh(id->ioccsz);
+
+	if (why && len)
+		why[0] = 0;
+	/* MQES is 0's based and 0 is reserved: a one-entry queue holds no command at all. */
+	if (nvme_cap_mqes(cap) == 0)
+		return nvmf_why(why, len, -EPROTO, "CAP.MQES 0 (a one-entry queue)");
+	/* 2^32..2^63 bytes is only "no limit that matters" (nvmf_mdts_bytes); past 64 bits the
+	 * controller is not describing a transfer size at all. */
+	if (id->mdts && page_shift + id->mdts >= 64)
+		return nvmf_why(why, len, -EPROTO, "MDTS %u (2^%u pages of %u bytes overflows 64 bits)",
+				id->mdts, id->mdts, 1u << page_shift);
+	if (le32toh(id->nn) == 0)
+		return nvmf_why(why, len, -EPROTO, "NN 0 (the controller has no namespace IDs)");
+	if (ioccsz < NVME_SQE_SIZE / 16)
+		return nvmf_why(why, len, -EPROTO, "IOCCSZ %u (%u bytes: less than the 64-byte command)",
+				ioccsz, ioccsz * 16);
+	if (ioccsz > UINT32_MAX / 16)
+		return nvmf_why(why, len, -EPROTO, "IOCCSZ %u (%llu bytes: overflows 32 bits)", ioccsz,
+				(unsigned long long)ioccsz * 16);
+	return 0;
+}
+
+int nvmf_id_ns_check(const struct nvme_id_ns *ns, uint32_t mdts_bytes, char *why, size_t len)
+{
+	uint64_t nsze = le64toh(ns->nsze);
+	unsigned idx, lbads;
+
+	if (why && len)
+		why[0] = 0;
+	if (!nsze)
+		return nvmf_why(why, len, -ENODEV, "NSZE 0 (not an active namespace)");
+	if (ns->nlbaf > 63)
+		return nvmf_why(why, len, -EPROTO, "NLBAF %u (more than 64 LBA formats)", ns->nlbaf);
+	idx = nvme_id_ns_flbas_index(ns);
+	if (idx > ns->nlbaf)
+		return nvmf_why(why, len, -EPROTO, "FLBAS 0x%02x (LBA format %u of %u)", ns->flbas, idx,
+				ns->nlbaf + 1u);
+	/* 512 B is the spec's minimum; above 64 KiB no real device exists and the byte
+	 * arithmetic downstream (size, offsets, transfer splits) stops being trustworthy. */
+	lbads = ns->lbaf[idx].lbads;
+	if (lbads < 9 || lbads > 16)
+		return nvmf_why(why, len, -EPROTO, "LBA format %u: LBADS %u (2^%u-byte blocks, not "
+				"512 B..64 KiB)", idx, lbads, lbads);
+	if (nsze > UINT64_MAX >> lbads)
+		return nvmf_why(why, len, -EPROTO, "NSZE %llu (blocks of %u bytes overflow 64 bits)",
+				(unsigned long long)nsze, 1u << lbads);
+	if (mdts_bytes && (1u << lbads) > mdts_bytes)
+		return nvmf_why(why, len, -EPROTO, "LBA format %u: %u-byte blocks (larger than MDTS, "
+				"%u bytes: no command can carry one)", idx, 1u << lbads, mdts_bytes);
+	return 0;
+}
+
+int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, char *why,
+			      size_t whylen)
+{
+	const uint8_t *p = priv;
+	uint16_t recfmt;
+
+	*crqsize = 0;
+	if (why && whylen)
+		why[0] = 0;
+	/* No private data at all: nothing learned, the host's own sizes stand (Linux's host
+	 * does not read it either). */
+	if (!p || !len)
+		return 0;
+	if (len < 4)
+		return nvmf_why(why, whylen, -EPROTO, "accept private data of %zu bytes (RECFMT and "
+				"CRQSIZE need 4)", len);
+	recfmt = nvmf_get_le16(p);
+	if (recfmt != 0)
+		return nvmf_why(why, whylen, -EPROTO, "accept private data RECFMT %u (only 0 is "
+				"defined)", recfmt);
+	*crqsize = nvmf_get_le16(p + 2);
+	return 0;
 }

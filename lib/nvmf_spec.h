@@ -938,10 +938,41 @@ const char *nvme_status_name(unsigned sct, unsigned sc, int fabrics_cmd);
  * Returns snprintf()'s result. */
 int nvme_status_format(char *buf, size_t len, uint16_t status_code, int fabrics_cmd);
 
+/* Like nvme_status_format, from the raw CQE status word: the phase bit is dropped, and DNR,
+ * More and CRD are named when set, e.g. "NVMe status 0x2/0x81: Unrecovered Read Error (DNR)". */
+int nvme_status_format_raw(char *buf, size_t len, uint16_t raw_status, int fabrics_cmd);
+
 /* RDMA CM reject private data status; "unknown reject status" otherwise. */
 const char *nvmf_rdma_cm_status_name(uint16_t sts);
 
 /* Opcode name for logs; "Unknown" otherwise. */
 const char *nvme_opcode_name(uint8_t opc, int admin);
+
+/* ---- What a target sends is input: checks that turn absurd values into an error.  Each
+ * writes a one-line reason naming the field and its value into why (why may be NULL). ---- */
+
+/* MDTS in bytes: 2^MDTS pages of 2^(12 + CAP.MPSMIN) bytes.  0 means no limit: MDTS 0, and
+ * also a limit of 4 GiB or more (beyond any command this initiator builds; a keyed SGL carries
+ * at most 16 MiB - 1).  Never shifts past the width of the type. */
+uint32_t nvmf_mdts_bytes(uint8_t mdts, uint64_t cap);
+
+/* Identify Controller data (4096 bytes) of an I/O controller, with the CAP it reported:
+ * 0, or -EPROTO for CAP.MQES 0, an MDTS whose byte count overflows 64 bits, NN 0, or an
+ * IOCCSZ below 4 (the 64-byte command itself) or past a 32-bit byte count. */
+int nvmf_id_ctrl_check(const struct nvme_id_ctrl *id, uint64_t cap, char *why, size_t len);
+
+/* Identify Namespace data (4096 bytes); mdts_bytes is the controller's transfer limit
+ * (0: none).  0; -ENODEV for NSZE 0 (not an active namespace: a valid answer, not garbage);
+ * -EPROTO for NLBAF above 63, FLBAS selecting a format past NLBAF, LBADS outside 9..16
+ * (512 B..64 KiB blocks), NSZE blocks overflowing 64 bits of bytes, or a block larger than
+ * MDTS (no command could carry one). */
+int nvmf_id_ns_check(const struct nvme_id_ns *ns, uint32_t mdts_bytes, char *why, size_t len);
+
+/* The private data of an RDMA CM accept (NVMe/RDMA: RECFMT, CRQSIZE), len bytes at priv.
+ * *crqsize: the controller's receive queue entries, 0 when not given: no private data, or
+ * zeros (IB CM pads a REP's private data with zeros).  -EPROTO for 1..3 bytes (a truncated
+ * record) or a RECFMT other than 0 (a record this host cannot read). */
+int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, char *why,
+			      size_t whylen);
 
 #endif /* NVMF_SPEC_H */
