@@ -115,6 +115,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory unit
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory asan
+	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory fuzz-replay
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory integration
 	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory compat
 	@awk '{p+=$$2; f+=$$3; s+=$$4} END {printf "check: %d passed, %d failed, %d skipped\n", p, f, s}' $(BUILD)/check-summary
