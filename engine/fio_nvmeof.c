@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -52,6 +53,8 @@ struct nvmeof_data {
 	unsigned            depth;
 	struct nvmf_io_completer cpl;
 	int                 use_events;
+	unsigned            hybrid_us;   /* completion=hybrid: spin window (0: not hybrid) */
+	uint64_t            active_us;   /* last completion or submission (hybrid) */
 	int                 failed_logged;
 	int                 lost;        /* negative errno: the lane is gone, I/O fails at once */
 	int                 reconnecting;/* lost, and reconnecting (ctrl_loss_tmo) */
@@ -63,6 +66,14 @@ struct nvmeof_data {
 	uint64_t            nr_lost_ios; /* I/Os failed when it went */
 	unsigned            io_timeout_ms;
 };
+
+static uint64_t nvmeof_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 static unsigned long long nvmeof_max_bs(struct thread_data *td)
 {
@@ -156,6 +167,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 	lo.io_queue_entries = td->o.iodepth + 1;
 	lo.io_max_bytes = max_bs;
 	ld->use_events = lo.use_events;
+	if (((struct nvmeof_options *)td->eo)->completion == NVMEOF_COMPLETION_HYBRID)
+		ld->hybrid_us = ((struct nvmeof_options *)td->eo)->poll_us;
 	rc = nvmf_lane_connect(&ld->lane, &lo, err, sizeof(err));
 	if (rc) {
 		nvmeof_err("nvmeof: %s\n", err);
@@ -239,7 +252,8 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 in->io_queue_entries, in->inline_max,
-			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" : "poll", in->rdma_dev,
+			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
+			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", in->rdma_dev,
 			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ka, bufs);
 	}
 }
@@ -584,6 +598,8 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 	}
 	io_u_mark_submit(td, ld->nr_unstamped);
 	ld->nr_unstamped = 0;
+	if (ld->hybrid_us)
+		ld->active_us = nvmeof_now_us();
 	return 0;
 }
 
@@ -698,15 +714,19 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	if (t)
 		deadline = now + (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_nsec / 1000000;
 	for (;;) {
-		if (ld->use_events && ld->nr_events < min) {
+		if (ld->use_events && ld->nr_events < min &&
+		    (!ld->hybrid_us || nvmeof_now_us() - ld->active_us >= ld->hybrid_us)) {
 			int wait_ms = NVMEOF_STOP_CHECK_MS;
 
 			if (t && (deadline <= now || deadline - now < (uint64_t)wait_ms))
 				wait_ms = deadline <= now ? 0 : (int)(deadline - now);
 			rc = nvmf_lane_wait(ld->lane, wait_ms);
 		} else {
+			/* poll mode, or hybrid within poll_us of the last activity: spin */
 			rc = nvmf_queue_process(ld->q);
 		}
+		if (rc > 0 && ld->hybrid_us)
+			ld->active_us = nvmeof_now_us();
 		/* Completions freed slots: I/Os in the backlog go out now, unless fio has queued
 		 * I/Os it has not committed yet (fio counts an I/O in flight from its commit on;
 		 * its commit posts them all). */

@@ -12,7 +12,7 @@
 
 enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
 enum { NVMEOF_INLINE_AUTO = 0, NVMEOF_INLINE_OFF };
-enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT };
+enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT, NVMEOF_COMPLETION_HYBRID };
 enum { NVMEOF_MEM_HOST = 0, NVMEOF_MEM_CUDA };
 enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
 
@@ -29,6 +29,7 @@ struct nvmeof_options {
 	unsigned int connect_timeout;
 	int          inline_data;
 	int          completion;
+	unsigned int poll_us;          /* hybrid: spin this long after the last activity */
 	int          mem;
 	unsigned int io_timeout;       /* ms without a response before a command fails */
 	unsigned int kato;             /* ms; 0: no keep-alive asked for */

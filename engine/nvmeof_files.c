@@ -107,7 +107,7 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->hostnqn = hostnqn;
 	lo->connect_timeout_ms = o->connect_timeout;
 	lo->inline_data = o->inline_data == NVMEOF_INLINE_AUTO;
-	lo->use_events = o->completion == NVMEOF_COMPLETION_EVENT;
+	lo->use_events = o->completion != NVMEOF_COMPLETION_POLL;   /* hybrid sleeps too */
 	lo->kato_ms = o->kato;
 	/* Tests only: a lane that asks for keep-alive and never sends it (to see it lost). */
 	lo->keepalive_off = getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") != NULL;

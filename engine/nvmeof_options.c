@@ -263,7 +263,22 @@ struct fio_option nvmeof_fio_options[] = {
 			  .help = "Busy-poll the completion queue (lowest latency)" },
 			{ .ival = "event", .oval = NVMEOF_COMPLETION_EVENT,
 			  .help = "Sleep on a completion channel (CPU-efficiency comparisons)" },
+			{ .ival = "hybrid", .oval = NVMEOF_COMPLETION_HYBRID,
+			  .help = "Spin for poll_us after the last completion or submission, then "
+				  "sleep on the completion channel" },
 		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "poll_us",
+		.lname    = "Hybrid polling window (us)",
+		.type     = FIO_OPT_INT,
+		.off1     = offsetof(struct nvmeof_options, poll_us),
+		.def      = "100",
+		.maxval   = 1000000,
+		.help     = "completion=hybrid: microseconds to spin on the completion queue after "
+			    "the last completion or submission before sleeping",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -448,8 +448,12 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 		ibv_dereg_mr(rq->rsp_mr);
 	if (rq->dsm_mr)
 		ibv_dereg_mr(rq->dsm_mr);
-	if (rq->cq)
+	if (rq->cq) {
+		/* ibv_destroy_cq waits for every event it delivered to be acked. */
+		if (rq->unacked)
+			ibv_ack_cq_events(rq->cq, rq->unacked);
 		ibv_destroy_cq(rq->cq);
+	}
 	if (rq->cc)
 		ibv_destroy_comp_channel(rq->cc);
 	if (rq->id)
@@ -465,6 +469,9 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 	free(rq);
 }
 
+/* CQ events are acked in batches: each ack takes the CQ's lock. */
+#define NVMF_RDMA_ACK_BATCH 64
+
 int nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms)
 {
 	struct pollfd pfd;
@@ -474,17 +481,28 @@ int nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms)
 
 	if (!rq->use_events)
 		return nvmf_queue_process(&rq->q);
-	if ((n = nvmf_rc_positive(ibv_req_notify_cq(rq->cq, 0))))
+	/* Whatever is there already is reaped without arming or sleeping: while completions
+	 * keep coming, event mode costs no more than polling. */
+	if ((n = nvmf_queue_process(&rq->q)))
 		return n;
-	/* Anything that landed before arming is reaped now; later arrivals wake the channel. */
-	n = nvmf_queue_process(&rq->q);
-	if (n)
-		return n;
+	if (!rq->armed) {
+		if ((n = nvmf_rc_positive(ibv_req_notify_cq(rq->cq, 0))))
+			return n;
+		rq->armed = 1;
+		/* Anything that landed before arming is reaped now; later ones wake the channel. */
+		if ((n = nvmf_queue_process(&rq->q)))
+			return n;
+	}
 	pfd.fd = rq->cc->fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	if (poll(&pfd, 1, timeout_ms) > 0 && ibv_get_cq_event(rq->cc, &cq, &cq_ctx) == 0)
-		ibv_ack_cq_events(cq, 1);
+	if (poll(&pfd, 1, timeout_ms) > 0 && ibv_get_cq_event(rq->cc, &cq, &cq_ctx) == 0) {
+		rq->armed = 0;
+		if (++rq->unacked >= NVMF_RDMA_ACK_BATCH) {
+			ibv_ack_cq_events(cq, rq->unacked);
+			rq->unacked = 0;
+		}
+	}
 	return nvmf_queue_process(&rq->q);
 }
 

@@ -33,6 +33,8 @@ struct nvmf_rdma_queue {
 	struct ibv_sge            *rsges;
 	struct ibv_wc             *ibwcs;
 	int                        use_events;
+	int                        armed;     /* a CQ notification was requested, not yet seen */
+	unsigned                   unacked;   /* CQ events taken, not yet acked (acked in batches) */
 	int                        qp_created;
 	int                        connected;
 	uint16_t                   crqsize;

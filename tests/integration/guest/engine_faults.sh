@@ -134,9 +134,18 @@ port_on() {
 subsys_off() { rm "$PORT/subsystems/$NQN"; }
 subsys_on()  { ln -s "$CFG/subsystems/$NQN" "$PORT/subsystems/$NQN"; sleep 1; }
 net_off()    { ip link set "$TESTBED_NETDEV" down; }
-# nvmet's listener does not come back by itself after its address went away and came back
-# (seen: not within 30 s): the port is set up again, as an administrator would.
-net_on()     { ip link set "$TESTBED_NETDEV" up; sleep 1; port_off; port_on; wait_back; }
+# Soft-RoCE does not carry traffic again after its link flapped under live queue pairs (seen
+# here: connects time out for good, even with nvmet's port set up again), so the way back is
+# what an administrator would do: the rxe device and the port created again.
+net_on() {
+	ip link set "$TESTBED_NETDEV" up
+	rm -f "$PORT/subsystems/$NQN" "$PORT/subsystems/$NQN2"; rmdir "$PORT"
+	timeout 30 rdma link delete "$RDMA_DEV"
+	rdma link add "$RDMA_DEV" type rxe netdev "$TESTBED_NETDEV"
+	sleep 1
+	port_on
+	wait_back
+}
 # wait_back: until the target takes a connection again (a link that was down needs a moment)
 wait_back() {
 	local i
@@ -173,6 +182,7 @@ bg_fault() {
 	done
 	sleep "$delay"
 	$brk
+	BRK_MS=$(now_ms)
 	if [ "$after" != none ]; then sleep "$after"; $restore; fi
 	wait $pid
 	RC=$?
@@ -212,18 +222,17 @@ else
 fi
 # the port never comes back: ctrl_loss_tmo ends the job, saying so (with retry_on_reconnect
 # nothing fails at the loss itself: only giving up ends the job)
-t0=$(now_ms)
 bg_fault reconnect-giveup 1 port_off none none $NVMEOF --name=gu --rw=randread --bs=4k \
 	--size=16m --iodepth=8 --time_based --runtime=120 --ctrl_loss_tmo=3000 --reconnect_delay=500 \
 	--retry_on_reconnect=1
-took=$(( $(now_ms) - t0 ))
+took=$(( $(now_ms) - BRK_MS ))
 port_on
 L=$WORK/reconnect-giveup.log
 if [ $RC != 0 ] && [ $RC -lt 124 ] && grep -qE 'nvmeof: gu: lane failed: controller lost: not back within ctrl_loss_tmo 3000 ms after [0-9]+ attempt' "$L" &&
-   [ $took -lt 15000 ]; then
-	ok "reconnect-giveup: rc $RC after ${took} ms: $(grep -m1 'controller lost' "$L")"
+   [ $took -lt 10000 ]; then
+	ok "reconnect-giveup: rc $RC, fio ended ${took} ms after the port went (ctrl_loss_tmo 3000, bound 10000 ms): $(grep -m1 'controller lost' "$L")"
 else
-	bad reconnect-giveup "rc $RC after ${took} ms"; sed 's/^/    | /' "$L" | tail -8
+	bad reconnect-giveup "rc $RC, ended ${took} ms after the port went (bound 10000 ms)"; sed 's/^/    | /' "$L" | tail -8
 fi
 
 # nothing tells the initiator that the link went: the transport's retries or io_timeout end it
