@@ -38,6 +38,7 @@ struct nvmeof_options {
 	char        *cuda_device;      /* "N" or "N,M,...": job i takes entry i mod n */
 	int          gpu_reg;
 	unsigned int gpudirect;
+	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
 };
 
 /* Per fio file: the namespace it names. */
