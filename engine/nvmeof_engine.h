@@ -19,10 +19,10 @@ enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
 struct nvmeof_options {
 	void        *pad;              /* fio: an option's off1 must not be 0 */
 	char        *traddr;
-	char        *trsvcid;
+	char        *trsvcid;          /* NULL unless given: 4420 */
 	int          adrfam;
 	char        *subnqn;
-	unsigned int nsid;
+	unsigned int nsid;             /* 0 unless given: 1 */
 	char        *host_traddr;
 	char        *hostnqn;
 	char        *hostid;
