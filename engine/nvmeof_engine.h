@@ -95,6 +95,8 @@ int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 int  fio_nvmeof_setup(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
+/* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
+int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);
 /* cuda_device: the ordinal job_index takes from the list ("0" or "0,1,2,3": entry
  * job_index mod n); 0, or -EINVAL with the reason in err (no CUDA call: fio's parent may
  * run this). */

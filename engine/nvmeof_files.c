@@ -411,3 +411,20 @@ int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
 	}
 	return 0;
 }
+
+/* The rule: iodepth may not exceed the entries the controller allows one I/O queue
+ * (CAP.MQES+1) nor the commands it takes at once (MAXCMD).  Below that, I/Os that do not fit
+ * the queue the lane negotiated wait in the engine; above it, the depth asked for could never
+ * be in flight at the target, and fio would still allocate a buffer for each. */
+int nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in)
+{
+	unsigned entries = nvme_cap_mqes(in->cap) + 1u;
+	unsigned limit = in->maxcmd && in->maxcmd < entries ? in->maxcmd : entries;
+
+	if (td->o.iodepth <= limit)
+		return 0;
+	nvmeof_err("nvmeof: iodepth %u is more than the controller takes on one I/O queue: at most "
+		   "%u (CAP.MQES+1 = %u entries, MAXCMD %u); lower iodepth, or use numjobs for more "
+		   "lanes\n", td->o.iodepth, limit, entries, in->maxcmd);
+	return -EINVAL;
+}
