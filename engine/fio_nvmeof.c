@@ -177,6 +177,10 @@ static int fio_nvmeof_init(struct thread_data *td)
 	}
 	in = nvmf_lane_info(ld->lane);
 	ld->q = nvmf_lane_ioq(ld->lane);
+	if ((rc = nvmeof_check_depth(td, in))) {
+		td_verror(td, -rc, "nvmeof init");
+		goto fail;
+	}
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 

@@ -19,10 +19,10 @@ enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
 struct nvmeof_options {
 	void        *pad;              /* fio: an option's off1 must not be 0 */
 	char        *traddr;
-	char        *trsvcid;
+	char        *trsvcid;          /* NULL unless given: 4420 */
 	int          adrfam;
 	char        *subnqn;
-	unsigned int nsid;
+	unsigned int nsid;             /* 0 unless given: 1 */
 	char        *host_traddr;
 	char        *hostnqn;
 	char        *hostid;
@@ -39,6 +39,7 @@ struct nvmeof_options {
 	char        *cuda_device;      /* "N" or "N,M,...": job i takes entry i mod n */
 	int          gpu_reg;
 	unsigned int gpudirect;
+	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
 };
 
 /* Per fio file: the namespace it names. */
@@ -95,6 +96,8 @@ int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 int  fio_nvmeof_setup(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
+/* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
+int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);
 /* cuda_device: the ordinal job_index takes from the list ("0" or "0,1,2,3": entry
  * job_index mod n); 0, or -EINVAL with the reason in err (no CUDA call: fio's parent may
  * run this). */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,17 +54,67 @@ void nvmeof_files_free(struct thread_data *td)
 }
 
 
+/* A value given both in a transport-ID filename and as an option must agree: which one wins
+ * would otherwise be a silent guess about where the job writes. */
+static int nvmeof_trid_agrees(const struct fio_file *f, const char *key, const char *in_id,
+			      const char *name, const char *opt)
+{
+	if (!*in_id || !opt || !*opt || !strcmp(in_id, opt))
+		return 0;
+	nvmeof_err("nvmeof: filename '%s' says %s=%s but %s=%s: give it once, or the same in "
+		   "both\n", f->file_name, key, in_id, name, opt);
+	return -EINVAL;
+}
+
+/* trsvcid is an RDMA CM port: decimal 1..65535 (getaddrinfo would take a service name and
+ * wrap 70000 to 4464). */
+static int nvmeof_port_ok(const char *s)
+{
+	unsigned long v = 0;
+
+	if (!*s || strlen(s) > 5)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	return v >= 1 && v <= 65535;
+}
+
 static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct nvmeof_file *nf)
 {
 	struct nvmeof_options *o = td->eo;
 	struct nvmf_trid t;
-	char err[256] = "";
+	char err[256] = "", nsbuf[16] = "", onsbuf[16] = "";
 	int rc = nvmf_trid_parse(f->file_name, &t, err, sizeof(err));
+	int oaf = o->adrfam == NVMEOF_ADRFAM_IPV4 ? AF_INET :
+		o->adrfam == NVMEOF_ADRFAM_IPV6 ? AF_INET6 : AF_UNSPEC;
+	unsigned char addr[sizeof(struct in6_addr)];
 
 	nf->adrfam = AF_UNSPEC;
 	if (rc < 0) {
-		nvmeof_err("nvmeof: filename '%s': %s\n", f->file_name, err);
+		/* fio splits filename at every unescaped ':', NQNs included. */
+		nvmeof_err("nvmeof: filename '%s': %s%s\n", f->file_name, err, td->o.nr_files > 1 ?
+			   " (fio cuts filename at ':': write '\\:' inside a transport ID)" : "");
 		return rc;
+	}
+	if (rc) {
+		if (t.nsid)
+			snprintf(nsbuf, sizeof(nsbuf), "%u", t.nsid);
+		if (o->nsid)
+			snprintf(onsbuf, sizeof(onsbuf), "%u", o->nsid);
+		if (nvmeof_trid_agrees(f, "traddr", t.traddr, "traddr", o->traddr) ||
+		    nvmeof_trid_agrees(f, "trsvcid", t.trsvcid, "trsvcid", o->trsvcid) ||
+		    nvmeof_trid_agrees(f, "subnqn", t.subnqn, "subnqn", o->subnqn) ||
+		    nvmeof_trid_agrees(f, "ns", nsbuf, "nsid", onsbuf))
+			return -EINVAL;
+		if (t.adrfam != AF_UNSPEC && oaf != AF_UNSPEC && t.adrfam != oaf) {
+			nvmeof_err("nvmeof: filename '%s' says adrfam=%s but adrfam=%s: give it once, "
+				   "or the same in both\n", f->file_name,
+				   t.adrfam == AF_INET ? "IPv4" : "IPv6", oaf == AF_INET ? "ipv4" : "ipv6");
+			return -EINVAL;
+		}
 	}
 	snprintf(nf->traddr, sizeof(nf->traddr), "%s", rc && t.traddr[0] ? t.traddr :
 		 o->traddr ? o->traddr : "");
@@ -70,16 +122,34 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 		 o->trsvcid && *o->trsvcid ? o->trsvcid : "4420");
 	snprintf(nf->subnqn, sizeof(nf->subnqn), "%s", rc && t.subnqn[0] ? t.subnqn :
 		 o->subnqn ? o->subnqn : "");
-	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam :
-		o->adrfam == NVMEOF_ADRFAM_IPV4 ? AF_INET :
-		o->adrfam == NVMEOF_ADRFAM_IPV6 ? AF_INET6 : AF_UNSPEC;
-	nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid;
+	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam : oaf;
+	nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid ? o->nsid : 1;
 	if (!nf->traddr[0]) {
 		nvmeof_err("nvmeof: traddr is required (set traddr= or a transport ID as filename)\n");
 		return -EINVAL;
 	}
 	if (!nf->subnqn[0]) {
 		nvmeof_err("nvmeof: subnqn is required (set subnqn= or a transport ID as filename)\n");
+		return -EINVAL;
+	}
+	/* nf->subnqn would hold a cut one: measure what was given. */
+	if (strlen(rc && t.subnqn[0] ? t.subnqn : o->subnqn) > NVMF_NQN_MAX) {
+		nvmeof_err("nvmeof: subnqn is %zu characters long: an NQN has at most %d\n",
+			   strlen(rc && t.subnqn[0] ? t.subnqn : o->subnqn), NVMF_NQN_MAX);
+		return -EINVAL;
+	}
+	if (!nvmeof_port_ok(nf->trsvcid)) {
+		nvmeof_err("nvmeof: trsvcid '%s' is not a port number (1..65535)\n", nf->trsvcid);
+		return -EINVAL;
+	}
+	/* A literal address of the other family: say so, not getaddrinfo's "Address family for
+	 * hostname not supported". */
+	if (nf->adrfam == AF_INET6 && inet_pton(AF_INET, nf->traddr, addr) == 1) {
+		nvmeof_err("nvmeof: traddr '%s' is an IPv4 address but adrfam is ipv6\n", nf->traddr);
+		return -EINVAL;
+	}
+	if (nf->adrfam == AF_INET && inet_pton(AF_INET6, nf->traddr, addr) == 1) {
+		nvmeof_err("nvmeof: traddr '%s' is an IPv6 address but adrfam is ipv4\n", nf->traddr);
 		return -EINVAL;
 	}
 	return 0;
@@ -272,6 +342,14 @@ int fio_nvmeof_setup(struct thread_data *td)
 			break;
 		}
 	}
+	/* The host identity is checked here, where its error is the job's one line (in the
+	 * probe process it would be followed by the probe's own). */
+	if (!rc && first) {
+		struct nvmf_lane_opts lo;
+		char hostnqn[NVMF_NQN_MAX + 1];
+
+		rc = nvmeof_lane_opts(td, first, &lo, hostnqn, sizeof(hostnqn));
+	}
 	if (!rc)
 		rc = nvmeof_probe(td);
 	/* A fabric namespace has no page cache here to invalidate (fio would try a block ioctl). */
@@ -293,19 +371,26 @@ int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
 		return -EOPNOTSUPP;
 	}
 	for (int d = DDIR_READ; d < DDIR_RWDIR_CNT; d++) {
+		/* Only the directions the job does (a write job's verify reads use its write
+		 * sizes), so the line names the one that matters. */
+		if ((d == DDIR_READ && !td_read(td)) || (d == DDIR_WRITE && !td_write(td)) ||
+		    (d == DDIR_TRIM && !td_trim(td)))
+			continue;
+		/* bssplit first: fio sets min_bs/max_bs from its entries, and this line names
+		 * the entry. */
+		for (unsigned j = 0; j < o->bssplit_nr[d]; j++) {
+			if (o->bssplit[d][j].bs % lba) {
+				nvmeof_err("nvmeof: bssplit size %llu (%s) is not a multiple of namespace "
+					"%u's LBA size %u\n", (unsigned long long)o->bssplit[d][j].bs,
+					io_ddir_name(d), nf->ns.nsid, lba);
+				return -EINVAL;
+			}
+		}
 		if (o->min_bs[d] % lba || o->max_bs[d] % lba) {
 			nvmeof_err("nvmeof: bs %llu..%llu (%s) is not a multiple of namespace %u's LBA "
 				"size %u\n", (unsigned long long)o->min_bs[d],
 				(unsigned long long)o->max_bs[d], io_ddir_name(d), nf->ns.nsid, lba);
 			return -EINVAL;
-		}
-		for (unsigned j = 0; j < o->bssplit_nr[d]; j++) {
-			if (o->bssplit[d][j].bs % lba) {
-				nvmeof_err("nvmeof: bssplit size %llu is not a multiple of namespace %u's "
-					"LBA size %u\n", (unsigned long long)o->bssplit[d][j].bs,
-					nf->ns.nsid, lba);
-				return -EINVAL;
-			}
 		}
 		if (o->ba[d] % lba) {
 			nvmeof_err("nvmeof: blockalign %llu is not a multiple of namespace %u's LBA size %u\n",
@@ -325,4 +410,21 @@ int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The rule: iodepth may not exceed the entries the controller allows one I/O queue
+ * (CAP.MQES+1) nor the commands it takes at once (MAXCMD).  Below that, I/Os that do not fit
+ * the queue the lane negotiated wait in the engine; above it, the depth asked for could never
+ * be in flight at the target, and fio would still allocate a buffer for each. */
+int nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in)
+{
+	unsigned entries = nvme_cap_mqes(in->cap) + 1u;
+	unsigned limit = in->maxcmd && in->maxcmd < entries ? in->maxcmd : entries;
+
+	if (td->o.iodepth <= limit)
+		return 0;
+	nvmeof_err("nvmeof: iodepth %u is more than the controller takes on one I/O queue: at most "
+		   "%u (CAP.MQES+1 = %u entries, MAXCMD %u); lower iodepth, or use numjobs for more "
+		   "lanes\n", td->o.iodepth, limit, entries, in->maxcmd);
+	return -EINVAL;
 }

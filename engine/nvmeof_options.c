@@ -77,6 +77,53 @@ static int nvmeof_cuda_device_cb(void *data, const char *str)
 	return 0;
 }
 
+/* Whole-number options, range-checked here rather than with fio's minval/maxval: fio casts an
+ * int option to int before comparing (kato=-1 passed as 4294967295 ms), and it splits a value
+ * at '-' and keeps the last part that parses, so connect_timeout=-5 printed fio's "min value"
+ * line and then ran with the default (nsid=-3 ran on namespace 1).  A value refused here stays
+ * refused for the rest of that option's parse: the split-off "5" cannot undo it. */
+struct nvmeof_int_opt {
+	const char *name;
+	size_t      off;
+	long long   min, max;
+	const char *unit;
+	unsigned    bit;
+};
+
+static int nvmeof_int_store(void *data, const long long *val, const struct nvmeof_int_opt *d)
+{
+	struct nvmeof_options *o = data;
+
+	if (o->bad_opts & d->bit)
+		return 1;
+	if (*val < d->min || *val > d->max) {
+		nvmeof_err("nvmeof: %s=%lld is out of range: give %lld..%lld%s\n", d->name, *val,
+			   d->min, d->max, d->unit);
+		o->bad_opts |= d->bit;
+		return 1;
+	}
+	*(unsigned int *)((char *)o + d->off) = (unsigned int)*val;
+	return 0;
+}
+
+#define NVMEOF_INT_OPT(field, bitno, lo, hi, unit_)					\
+	static int nvmeof_##field##_cb(void *data, long long *val)			\
+	{										\
+		static const struct nvmeof_int_opt d = {				\
+			.name = #field, .off = offsetof(struct nvmeof_options, field),	\
+			.min = (lo), .max = (hi), .unit = (unit_), .bit = 1u << (bitno),	\
+		};									\
+		return nvmeof_int_store(data, val, &d);				\
+	}
+
+/* 0xffffffff is the broadcast NSID, never one namespace. */
+NVMEOF_INT_OPT(nsid, 0, 1, 0xfffffffeLL, " (a namespace ID)")
+NVMEOF_INT_OPT(connect_timeout, 1, 1, 3600000, " milliseconds")
+NVMEOF_INT_OPT(io_timeout, 2, 10, 86400000, " milliseconds")
+NVMEOF_INT_OPT(kato, 3, 0, 3600000, " milliseconds (0: no keep-alive)")
+NVMEOF_INT_OPT(ctrl_loss_tmo, 4, 0, 86400000, " milliseconds (0: never reconnect)")
+NVMEOF_INT_OPT(reconnect_delay, 5, 10, 3600000, " milliseconds")
+
 struct fio_option nvmeof_fio_options[] = {
 	{
 		.name     = "traddr",
@@ -93,8 +140,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.lname    = "NVMe/RDMA service ID",
 		.type     = FIO_OPT_STR_STORE,
 		.off1     = offsetof(struct nvmeof_options, trsvcid),
-		.def      = "4420",
-		.help     = "Target port (RDMA CM service ID)",
+		.help     = "Target port (RDMA CM service ID), 1..65535 (default 4420)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -128,9 +174,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.lname    = "Namespace ID",
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, nsid),
-		.def      = "1",
-		.minval   = 1,
-		.help     = "Namespace ID for files that are not transport IDs",
+		.cb       = nvmeof_nsid_cb,
+		.help     = "Namespace ID for files that are not transport IDs (default 1)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -168,7 +213,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, connect_timeout),
 		.def      = "5000",
-		.minval   = 1,
+		.cb       = nvmeof_connect_timeout_cb,
 		.help     = "Bound, in milliseconds, on each RDMA CM step and admin command while "
 			    "connecting",
 		.category = FIO_OPT_C_ENGINE,
@@ -180,8 +225,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, io_timeout),
 		.def      = "30000",
-		.minval   = 10,
-		.maxval   = 86400000,
+		.cb       = nvmeof_io_timeout_cb,
 		.help     = "Milliseconds a command may go without a response before its I/O fails "
 			    "with ETIMEDOUT and the lane is declared failed (the kernel's default is "
 			    "30 s)",
@@ -194,7 +238,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, kato),
 		.def      = "0",
-		.maxval   = 3600000,
+		.cb       = nvmeof_kato_cb,
 		.help     = "Keep Alive Timeout asked for in the admin Connect, in ms (0: none); Keep "
 			    "Alive is then sent every KATO/2, also while fio is idle",
 		.category = FIO_OPT_C_ENGINE,
@@ -206,7 +250,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, ctrl_loss_tmo),
 		.def      = "0",
-		.maxval   = 86400000,
+		.cb       = nvmeof_ctrl_loss_tmo_cb,
 		.help     = "After the connection is lost, reconnect every reconnect_delay ms for up "
 			    "to this many ms (0: never reconnect; the job fails at once)",
 		.category = FIO_OPT_C_ENGINE,
@@ -218,8 +262,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, reconnect_delay),
 		.def      = "1000",
-		.minval   = 10,
-		.maxval   = 3600000,
+		.cb       = nvmeof_reconnect_delay_cb,
 		.help     = "Milliseconds between reconnect attempts (with ctrl_loss_tmo)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,

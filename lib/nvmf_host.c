@@ -96,13 +96,32 @@ static void nvmf_uuid_from_text(const char *text, uint8_t u[16])
 	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);  /* RFC 4122 variant */
 }
 
+/* Checked before it is copied: a caller's NQN-sized buffer would cut a long one silently.
+ * file: where it came from, NULL for the option. */
+static int nvmf_hostnqn_check(const char *nqn, const char *file, char *err, size_t errlen)
+{
+	size_t n = strlen(nqn);
+
+	if (n > NVMF_NQN_MAX) {
+		snprintf(err, errlen, "hostnqn%s%s is %zu characters long: an NQN has at most %d",
+			 file ? " in " : "", file ? file : "", n, NVMF_NQN_MAX);
+		return -EINVAL;
+	}
+	if (strncmp(nqn, "nqn.", 4)) {
+		snprintf(err, errlen, "hostnqn '%s'%s%s is not an NQN: it must start with \"nqn.\" "
+			 "(nqn.yyyy-mm.domain:name)", nqn, file ? " in " : "", file ? file : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int nvmf_host_identity(const char *hostnqn_opt, const char *hostid_opt, const char *etc_dir,
 		       const char *machine_id_path, char *hostnqn, size_t nqnlen,
 		       uint8_t hostid[16], char *err, size_t errlen)
 {
 	char path[512], line[512], uuid[40];
 	uint8_t derived[16];
-	int have_id = 0;
+	int have_id = 0, rc;
 
 	if (hostid_opt && *hostid_opt) {
 		if (nvmf_uuid_parse(hostid_opt, hostid)) {
@@ -117,10 +136,14 @@ int nvmf_host_identity(const char *hostnqn_opt, const char *hostid_opt, const ch
 	}
 
 	if (hostnqn_opt && *hostnqn_opt) {
+		if ((rc = nvmf_hostnqn_check(hostnqn_opt, NULL, err, errlen)))
+			return rc;
 		snprintf(hostnqn, nqnlen, "%s", hostnqn_opt);
 	} else {
 		snprintf(path, sizeof(path), "%s/hostnqn", etc_dir);
 		if (nvmf_read_line(path, line, sizeof(line)) == 0) {
+			if ((rc = nvmf_hostnqn_check(line, path, err, errlen)))
+				return rc;
 			snprintf(hostnqn, nqnlen, "%s", line);
 		} else {
 			if (nvmf_read_line(machine_id_path, line, sizeof(line))) {

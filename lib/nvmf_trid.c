@@ -22,6 +22,8 @@ static int nvmf_trid_set(char *dst, size_t len, const char *key, const char *val
 int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen)
 {
 	char buf[1024], *save = NULL, *tok;
+	const char *seen[8];
+	unsigned nseen = 0;
 	const char *p;
 	size_t o = 0;
 	int rc = 0;
@@ -50,6 +52,15 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 			return -EINVAL;
 		}
 		*val++ = 0;
+		/* A key given twice would leave the job's target to whichever came last. */
+		for (unsigned k = 0; k < nseen; k++) {
+			if (!strcasecmp(seen[k], tok)) {
+				snprintf(err, errlen, "transport ID: %s is given twice", tok);
+				return -EINVAL;
+			}
+		}
+		if (nseen < sizeof(seen) / sizeof(seen[0]))
+			seen[nseen++] = tok;
 		if (!strcasecmp(tok, "trtype")) {
 			if (strcasecmp(val, "rdma")) {
 				snprintf(err, errlen, "transport ID: trtype=%s is not supported "
