@@ -123,6 +123,7 @@ NVMEOF_INT_OPT(io_timeout, 2, 10, 86400000, " milliseconds")
 NVMEOF_INT_OPT(kato, 3, 0, 3600000, " milliseconds (0: no keep-alive)")
 NVMEOF_INT_OPT(ctrl_loss_tmo, 4, 0, 86400000, " milliseconds (0: never reconnect)")
 NVMEOF_INT_OPT(reconnect_delay, 5, 10, 3600000, " milliseconds")
+NVMEOF_INT_OPT(poll_us, 6, 0, 1000000, " microseconds")
 
 struct fio_option nvmeof_fio_options[] = {
 	{
@@ -318,8 +319,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.lname    = "Hybrid polling window (us)",
 		.type     = FIO_OPT_INT,
 		.off1     = offsetof(struct nvmeof_options, poll_us),
+		.cb       = nvmeof_poll_us_cb,
 		.def      = "100",
-		.maxval   = 1000000,
 		.help     = "completion=hybrid: microseconds to spin on the completion queue after "
 			    "the last completion or submission before sleeping",
 		.category = FIO_OPT_C_ENGINE,

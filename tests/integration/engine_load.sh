@@ -10,7 +10,8 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 help=$(fio --enghelp="$ENG" 2>&1); rc=$?
 for opt in traddr trsvcid adrfam subnqn nsid host_traddr hostnqn hostid connect_timeout \
-	   inline_data completion nvmeof_mem cuda_device gpu_reg gpudirect; do
+	   inline_data completion poll_us io_timeout kato ctrl_loss_tmo reconnect_delay \
+	   retry_on_reconnect nvmeof_mem cuda_device gpu_reg gpudirect; do
 	if [ $rc = 0 ] && echo "$help" | grep -qE "^$opt +: [A-Za-z]"; then
 		ok "enghelp lists $opt"
 	else

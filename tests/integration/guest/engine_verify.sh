@@ -64,6 +64,12 @@ run_fio inline-off rw $NVMEOF --inline_data=off --name=w --rw=randwrite --bs=4k 
 run_fio completion-event rw $NVMEOF --completion=event --name=w --rw=randwrite --bs=4k --size=8m \
 	--iodepth=16 --verify=crc32c $V
 
+# hybrid completion: spin poll_us after activity, then sleep on the completion channel
+run_fio completion-hybrid rw $NVMEOF --completion=hybrid --poll_us=50 --name=w --rw=randwrite \
+	--bs=4k --size=8m --iodepth=16 --verify=crc32c $V
+run_fio completion-hybrid-qd1 rw $NVMEOF --completion=hybrid --name=w --rw=randwrite --bs=4k \
+	--size=2m --iodepth=1 --verify=crc32c $V
+
 # fio buffer allocators
 echo 64 > /proc/sys/vm/nr_hugepages 2>/dev/null
 for mem in malloc mmap mmaphuge shmhuge; do
