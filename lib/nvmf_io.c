@@ -127,12 +127,7 @@ int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 		if (rc != -EBUSY)
 			return rc ? rc : 1;
 	}
-	if (bl->tail)
-		bl->tail->next = io;
-	else
-		bl->head = io;
-	bl->tail = io;
-	bl->nr++;
+	nvmf_io_backlog_add(bl, lim, io, 0);
 	return 0;
 }
 

@@ -691,6 +691,92 @@ static void test_backlog(void)
 	free(buf);
 }
 
+/* A lost lane: every I/O it holds comes back with the error, never as done data. */
+struct fail_log {
+	unsigned        calls;
+	struct nvmf_io *order[8];
+	int             err[8];
+	unsigned        parts_left[8];
+};
+
+static void fail_done(struct nvmf_io *io, void *arg)
+{
+	struct fail_log *f = arg;
+
+	if (f->calls < 8) {
+		f->order[f->calls] = io;
+		f->err[f->calls] = io->err;
+		f->parts_left[f->calls] = io->parts_left;
+	}
+	f->calls++;
+}
+
+static void test_fail_all_and_backlog(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	uint8_t *buf = malloc(10 * MiB);
+	struct nvmf_io_backlog bl = { 0 };
+	struct nvmf_io_completer cpl;
+	struct fail_log fl;
+	struct nvmf_io a, b, c, d, e;
+	struct nvmf_req *old;
+
+	memset(&fl, 0, sizeof(fl));
+	cpl.done = fail_done;
+	cpl.arg = &fl;
+	setup(&q, 8);                 /* 7 commands in flight at most */
+	nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+	/* a: 3 parts posted, one of them answered; b: 2 parts staged, not posted; c, d wait */
+	a = mk_io(NVMF_IO_READ, 9, 1, 0, (3 * MiB) >> 9, buf);
+	b = mk_io(NVMF_IO_WRITE, 9, 1, 100000, (2 * MiB) >> 9, buf + 3 * MiB);
+	c = mk_io(NVMF_IO_READ, 9, 1, 200000, (4 * MiB) >> 9, buf + 5 * MiB);
+	d = mk_io(NVMF_IO_READ, 9, 1, 300000, 8, buf + 9 * MiB);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &a), 1);
+	CHECK_EQ(nvmf_queue_flush(&q), 3);
+	CHECK(nvmf_queue_oldest(&q) != NULL);
+	old = nvmf_queue_oldest(&q);
+	CHECK(old && old->state == NVMF_REQ_INFLIGHT && old->ctx == &a);
+	answer(0, 0);
+	CHECK_EQ(nvmf_queue_process(&q), 1);
+	CHECK_EQ(a.parts_left, 2u);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &b), 1);
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &c), 0);    /* 4 parts, 3 slots free: waits */
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &d), 0);    /* ... order kept: d waits too */
+	CHECK_EQ(bl.nr, 2u);
+
+	nvmf_queue_fail_all(&q, -ENOTCONN, "the target disconnected");
+	CHECK_EQ(q.fatal, -ENOTCONN);
+	CHECK(strstr(q.fatal_msg, "disconnected") != NULL);
+	CHECK_EQ(q.nr_inflight, 0u);               /* every slot back */
+	CHECK_EQ(q.nr_staged, 0u);
+	CHECK_EQ(q.nr_free, q.depth);
+	CHECK(nvmf_queue_oldest(&q) == NULL);
+	CHECK_EQ(fl.calls, 2u);                    /* a and b, each once, with the error */
+	CHECK(fl.order[0] == &a || fl.order[0] == &b);
+	CHECK(fl.order[0] != fl.order[1]);
+	CHECK_EQ(fl.err[0], -ENOTCONN);
+	CHECK_EQ(fl.err[1], -ENOTCONN);
+	CHECK_EQ(a.err, -ENOTCONN);
+	CHECK_EQ(a.status, 0);                     /* no NVMe status invented */
+	CHECK_EQ(nvmf_queue_flush(&q), -ENOTCONN); /* nothing is ever posted again */
+	CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &d), -ENOTCONN);
+
+	/* the backlog: an I/O put back at the head goes before those waiting, then all fail */
+	e = mk_io(NVMF_IO_WRITE, 9, 1, 400000, 8, buf);
+	nvmf_io_backlog_add(&bl, &lim, &e, 1);
+	CHECK_EQ(bl.nr, 3u);
+	CHECK(bl.head == &e && e.lim == &lim);
+	nvmf_io_backlog_fail(&bl, -ETIMEDOUT, &cpl);
+	CHECK_EQ(fl.calls, 5u);
+	CHECK(fl.order[2] == &e && fl.order[3] == &c && fl.order[4] == &d);
+	CHECK_EQ(fl.err[3], -ETIMEDOUT);
+	CHECK_EQ(fl.parts_left[4], 0u);
+	CHECK(bl.head == NULL && bl.tail == NULL && bl.nr == 0);
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
 int main(void)
 {
 	test_nr_cmds();
@@ -703,5 +789,6 @@ int main(void)
 	test_busy_and_invalid();
 	test_completion();
 	test_backlog();
+	test_fail_all_and_backlog();
 	return check_done("test_io");
 }
