@@ -21,7 +21,7 @@ OUT=$DIR/out
 case $RUNTIME in ''|*[!0-9]*|0) echo "bench: BENCH_RUNTIME must be a positive number of seconds" >&2; exit 2;; esac
 case $SLACK in ''|*[!0-9]*) echo "bench: BENCH_FIO_SLACK must be a number of seconds" >&2; exit 2;; esac
 for m in $MODES; do
-	case $m in poll|event) ;; *) echo "bench: BENCH_ENGINE_MODES: '$m' is not poll or event" >&2; exit 2;; esac
+	case $m in poll|event|hybrid) ;; *) echo "bench: BENCH_ENGINE_MODES: '$m' is not poll, event or hybrid" >&2; exit 2;; esac
 done
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "bench: build/libfio_nvmeof.so missing (run make)" >&2; exit 1; }
 
