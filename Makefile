@@ -221,3 +221,17 @@ fuzz-run: $(FUZZ_BINS)
 	    -artifact_prefix=$(BUILD)/fuzz/$(t)- -print_final_stats=1 $(FUZZ_ARGS) \
 	    $(BUILD)/fuzz/$(t).work $(FUZZ_CORPUS)/$(t) >$(BUILD)/fuzz/$(t).log 2>&1; \
 	  rc=$$?; tail -n 15 $(BUILD)/fuzz/$(t).log; test $$rc = 0 &&) true
+
+# ---- Microbenchmark (issue #9): lib/'s own cost per I/O, apart from the fabric -------------
+# `make microbench`: tests/bench/microbench.c drives lib/ as the engine's I/O path does against
+# an in-process peer that answers every capsule at once; prints ns per I/O (wall clock, noisy)
+# and, under valgrind's callgrind, instructions per I/O spent in lib/ (stable: compare changes
+# by this).  Not part of `make check`: a benchmark is never a timed test.
+MICROBENCH := $(BUILD)/bench/microbench
+$(MICROBENCH): tests/bench/microbench.c $(BUILD)/libnvmf.a $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) -O2 -g -Ilib -o $@ $< $(BUILD)/libnvmf.a
+
+.PHONY: microbench
+microbench: $(MICROBENCH)
+	@MICROBENCH=$(MICROBENCH) tests/bench/microbench.sh
