@@ -156,8 +156,8 @@ wait_back() {
 	done
 	bad wait_back "the target did not come back within 30 s"
 }
-# the rxe device cannot be brought back under a live nvmet port: it goes last
-rxe_off()    { rdma link delete "$RDMA_DEV" & sleep 0.2; }
+# the rxe device deleted under running lanes (rdma blocks until they let go: in the background)
+rxe_off()    { timeout 60 rdma link delete "$RDMA_DEV" & sleep 0.2; }
 none()       { :; }
 
 # The target tears the controllers down: the RDMA CM says so at once.
@@ -285,8 +285,19 @@ grep -q 'the target may RDMA-read and write the buffers' "$WORK/access-verify.lo
 	ok "a verified write job lets the target RDMA-read and -write its buffers" ||
 	bad access-verify "start line: $(grep -m1 -o 'the target may [^;]*' "$WORK/access-verify.log")"
 
-# ---- the RDMA device itself goes away (last: nvmet's port cannot be revived over it) --------
-fault_case rxe-deleted-process process 5000 \
-	'nvmeof: [a-z-]+: lane failed: (the RDMA device of queue [01] went away|the target disconnected|.*transport status|.*RDMA CM)' rxe_off none
-wait
+# ---- the RDMA device itself goes away -------------------------------------------------------
+# (the deletion completes once every user let go of the device: fio's lanes included)
+rxe_back() {
+	wait
+	rm -f "$PORT/subsystems/$NQN" "$PORT/subsystems/$NQN2"; rmdir "$PORT" 2>/dev/null
+	rdma link add "$RDMA_DEV" type rxe netdev "$TESTBED_NETDEV"
+	sleep 1
+	port_on
+	wait_back
+}
+for mode in process thread; do
+	fault_case "rxe-deleted-$mode" $mode 5000 \
+		'nvmeof: [a-z-]+: lane failed: (the RDMA device of queue [01] went away|the target disconnected|.*transport status|.*RDMA CM)' \
+		rxe_off rxe_back
+done
 suite_end engine_faults
