@@ -12,7 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -61,19 +60,10 @@ struct nvmeof_data {
 	uint64_t            loss_ms;     /* when the connection went */
 	uint64_t            next_attempt_ms;
 	unsigned            attempts;
-	unsigned            nr_reconnects;
 	unsigned            nr_resubmit; /* I/Os put back for resubmission at this loss */
 	uint64_t            nr_lost_ios; /* I/Os failed when it went */
 	unsigned            io_timeout_ms;
 };
-
-static uint64_t nvmeof_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static unsigned long long nvmeof_max_bs(struct thread_data *td)
 {
@@ -129,6 +119,7 @@ static void fio_nvmeof_cleanup(struct thread_data *td)
 
 static int fio_nvmeof_init(struct thread_data *td)
 {
+	struct nvmeof_options *o = td->eo;
 	struct nvmeof_data *ld;
 	struct nvmeof_file *nf0;
 	struct nvmf_lane_opts lo;
@@ -167,8 +158,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 	lo.io_queue_entries = td->o.iodepth + 1;
 	lo.io_max_bytes = max_bs;
 	ld->use_events = lo.use_events;
-	if (((struct nvmeof_options *)td->eo)->completion == NVMEOF_COMPLETION_HYBRID)
-		ld->hybrid_us = ((struct nvmeof_options *)td->eo)->poll_us;
+	if (o->completion == NVMEOF_COMPLETION_HYBRID)
+		ld->hybrid_us = o->poll_us;
 	rc = nvmf_lane_connect(&ld->lane, &lo, err, sizeof(err));
 	if (rc) {
 		nvmeof_err("nvmeof: %s\n", err);
@@ -205,7 +196,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	ld->depth = td->o.iodepth;
-	ld->io_timeout_ms = ((struct nvmeof_options *)td->eo)->io_timeout;
+	ld->io_timeout_ms = o->io_timeout;
 	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
 	ld->unstamped = calloc(ld->depth + 1, sizeof(*ld->unstamped));
 	if (!ld->events || !ld->unstamped)
@@ -465,9 +456,7 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 	uint64_t now = nvmf_now_ms();
 	struct fio_file *f;
 	unsigned int i;
-	int rc;
-
-	int stopping = nvmeof_stop_requested(td, ld);
+	int rc, stopping = nvmeof_stop_requested(td, ld);
 
 	if (!stopping && now < ld->next_attempt_ms)
 		return 0;
@@ -482,7 +471,6 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 		ld->q = nvmf_lane_ioq(ld->lane);
 	}
 	if (!rc) {
-		ld->q = nvmf_lane_ioq(ld->lane);
 		nvmf_queue_set_complete(ld->q, nvmf_io_complete_req, &ld->cpl);
 		for_each_file(td, f, i) {
 			struct nvmeof_file *nf = FILE_ENG_DATA(f);
@@ -490,7 +478,6 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 			nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
 		}
 		ld->reconnecting = 0;
-		ld->nr_reconnects++;
 		nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u); %u I/O(s) "
 			    "resubmitted\n", td->o.name, (unsigned long long)(now - ld->loss_ms),
 			    ld->attempts, nvmf_lane_info(ld->lane)->cntlid, ld->nr_resubmit);
@@ -603,7 +590,7 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 	io_u_mark_submit(td, ld->nr_unstamped);
 	ld->nr_unstamped = 0;
 	if (ld->hybrid_us)
-		ld->active_us = nvmeof_now_us();
+		ld->active_us = nvmf_now_us();
 	return 0;
 }
 
@@ -668,12 +655,28 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	return nvmf_queue_abandon(ld->q, -ETIMEDOUT, msg);
 }
 
+/* Hand fio up to max events: what the target placed in the buffers is made visible first
+ * (failed I/Os are skipped there), then the first ones go out. */
+static int nvmeof_hand_out(struct thread_data *td, struct nvmeof_data *ld, unsigned int max)
+{
+	unsigned n;
+
+	if (ld->nr_finished < ld->nr_events) {
+		nvmeof_buffers_reaped(td, &ld->bufs, ld->events + ld->nr_finished,
+				      ld->nr_events - ld->nr_finished);
+		ld->nr_finished = ld->nr_events;
+	}
+	n = ld->nr_events < max ? ld->nr_events : max;
+	ld->ev_handed = n;
+	return (int)n;
+}
+
 static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 				const struct timespec *t)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
 	uint64_t now, deadline = 0;
-	unsigned n, spins = 0;
+	unsigned spins = 0;
 	int rc;
 
 	/* Drop what the previous call handed out. */
@@ -704,12 +707,8 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		usleep(NVMEOF_STOP_CHECK_MS * 1000);
 	}
 	/* A lost lane holds nothing more: hand back what it failed, never wait. */
-	if (ld->lost || ld->reconnecting) {
-		n = ld->nr_events < max ? ld->nr_events : max;
-		ld->ev_handed = n;
-		ld->nr_finished = ld->nr_events;
-		return (int)n;
-	}
+	if (ld->lost || ld->reconnecting)
+		return nvmeof_hand_out(td, ld, max);
 	/* The stop check runs on a clock, not per call: fio may call often with min 0 or get
 	 * its events at once, and must still notice its parent gone. */
 	now = nvmf_now_ms();
@@ -719,7 +718,7 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		deadline = now + (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_nsec / 1000000;
 	for (;;) {
 		if (ld->use_events && ld->nr_events < min &&
-		    (!ld->hybrid_us || nvmeof_now_us() - ld->active_us >= ld->hybrid_us)) {
+		    (!ld->hybrid_us || nvmf_now_us() - ld->active_us >= ld->hybrid_us)) {
 			int wait_ms = NVMEOF_STOP_CHECK_MS;
 
 			if (t && (deadline <= now || deadline - now < (uint64_t)wait_ms))
@@ -730,7 +729,7 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 			rc = nvmf_queue_process(ld->q);
 		}
 		if (rc > 0 && ld->hybrid_us)
-			ld->active_us = nvmeof_now_us();
+			ld->active_us = nvmf_now_us();
 		/* Completions freed slots: I/Os in the backlog go out now, unless fio has queued
 		 * I/Os it has not committed yet (fio counts an I/O in flight from its commit on;
 		 * its commit posts them all). */
@@ -749,26 +748,12 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		if (now >= ld->next_stop_check_ms && (rc = nvmeof_check_stop(td, ld, now)) < 0)
 			goto fatal;
 	}
-	/* What the target placed in the buffers is made visible before fio looks at it. */
-	if (ld->nr_finished < ld->nr_events) {
-		nvmeof_buffers_reaped(td, &ld->bufs, ld->events + ld->nr_finished,
-				      ld->nr_events - ld->nr_finished);
-		ld->nr_finished = ld->nr_events;
-	}
-	n = ld->nr_events < max ? ld->nr_events : max;
-	ld->ev_handed = n;
-	return (int)n;
+	return nvmeof_hand_out(td, ld, max);
 fatal:
-	/* What completed before is finished as usual; every I/O the lane still held comes back
-	 * now, failed: fio counts them as errors. */
-	if (ld->nr_finished < ld->nr_events)
-		nvmeof_buffers_reaped(td, &ld->bufs, ld->events + ld->nr_finished,
-				      ld->nr_events - ld->nr_finished);
+	/* Every I/O the lane still held comes back now, failed: fio counts them as errors.  What
+	 * completed before is finished as usual by the hand-out. */
 	nvmeof_lane_lost(td, ld, rc, ld->q->fatal_msg[0] ? ld->q->fatal_msg : NULL);
-	ld->nr_finished = ld->nr_events;
-	n = ld->nr_events < max ? ld->nr_events : max;
-	ld->ev_handed = n;
-	return (int)n;
+	return nvmeof_hand_out(td, ld, max);
 }
 
 static struct io_u *fio_nvmeof_event(struct thread_data *td, int event)

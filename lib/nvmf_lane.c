@@ -32,7 +32,6 @@ struct nvmf_keepalive {
 	unsigned        timeout_ms;
 	int             failed;      /* negative errno; __atomic, msg written before it */
 	char            msg[NVMF_ERR_LEN];
-	unsigned long   sent;        /* __atomic */
 };
 
 struct nvmf_lane {
@@ -501,7 +500,6 @@ static int nvmf_keepalive_once(struct nvmf_lane *lane)
 		snprintf(ka->msg, sizeof(ka->msg), "keep-alive refused by the controller: %s", st);
 		return -ECONNRESET;
 	}
-	__atomic_add_fetch(&ka->sent, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -579,11 +577,6 @@ static void nvmf_keepalive_stop(struct nvmf_lane *lane)
 	pthread_cond_destroy(&ka->cond);
 	pthread_mutex_destroy(&ka->lock);
 	ka->running = 0;
-}
-
-unsigned long nvmf_lane_keepalives(struct nvmf_lane *lane)
-{
-	return lane ? __atomic_load_n(&lane->ka.sent, __ATOMIC_RELAXED) : 0;
 }
 
 int nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen)

@@ -110,8 +110,6 @@ void nvmf_lane_kill(struct nvmf_lane *lane);
  * identified again, keep-alive restarted.  The I/O queue is a new one (nvmf_lane_ioq), and
  * nvmf_lane_io_limits must be asked again.  0, or a negative errno with why in err. */
 int  nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen);
-/* Keep Alive commands the lane has sent and had answered. */
-unsigned long nvmf_lane_keepalives(struct nvmf_lane *lane);
 
 /* Decode a CM reject's private data into words. */
 void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);

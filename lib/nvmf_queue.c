@@ -8,12 +8,17 @@
 
 #include "nvmf_queue.h"
 
-uint64_t nvmf_now_ms(void)
+uint64_t nvmf_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+uint64_t nvmf_now_ms(void)
+{
+	return nvmf_now_us() / 1000;
 }
 
 static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)

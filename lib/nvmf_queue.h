@@ -139,5 +139,6 @@ void nvmf_queue_fail_all(struct nvmf_queue *q, int err, const char *msg);
 #define NVMF_WRID_SEND (1ULL << 61)
 
 uint64_t nvmf_now_ms(void);
+uint64_t nvmf_now_us(void);   /* CLOCK_MONOTONIC, as nvmf_now_ms */
 
 #endif
