@@ -1,0 +1,1 @@
+"""Shared code of tools/nvmeof-compare and tools/nvmeof-qualify (Python 3 standard library only)."""
