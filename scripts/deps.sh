@@ -36,7 +36,7 @@ CHECK_ONLY=0
 PKGS="gcc make pkg-config libc6-dev dpkg-dev python3 fio
       rdma-core ibverbs-providers libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
       libaio-dev libnuma-dev zlib1g-dev
-      qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps valgrind dmsetup"
+      qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps valgrind dmsetup gnuplot-nox"
 
 say() { echo "deps: $*"; }
 
