@@ -33,7 +33,9 @@
 
 struct nvmeof_data {
 	struct nvmf_lane   *lane;
-	struct nvmf_queue  *q;
+	struct nvmf_queue  *qs[NVMF_MAX_IO_QUEUES]; /* the lane's I/O queues (io_queues) */
+	unsigned            nr_q;
+	uint64_t            nr_posted[NVMF_MAX_IO_QUEUES]; /* commands posted per queue */
 	struct nvmeof_buffers bufs;
 	unsigned            nr_finished; /* events[0..nr_finished) passed the buffers' reaping */
 	struct io_u       **events;      /* completed, not yet handed to fio */
@@ -75,6 +77,59 @@ static unsigned long long nvmeof_max_bs(struct thread_data *td)
 	return m;
 }
 
+/* The lane's I/O queues, again after a reconnect (they are new ones): completions of every
+ * queue go to the same hand-out. */
+static void nvmeof_queues_attach(struct nvmeof_data *ld)
+{
+	struct nvmf_queue *q;
+
+	ld->nr_q = 0;
+	while (ld->nr_q < NVMF_MAX_IO_QUEUES && (q = nvmf_lane_ioq(ld->lane, ld->nr_q))) {
+		nvmf_queue_set_complete(q, nvmf_io_complete_req, &ld->cpl);
+		ld->qs[ld->nr_q++] = q;
+	}
+}
+
+/* Where the next I/O goes: the queue with the fewest commands outstanding (staged or posted);
+ * all parts of a split I/O go there together. */
+static struct nvmf_queue *nvmeof_pick_queue(const struct nvmeof_data *ld)
+{
+	struct nvmf_queue *best = ld->qs[0];
+
+	for (unsigned i = 1; i < ld->nr_q; i++)
+		if (ld->qs[i]->nr_inflight < best->nr_inflight)
+			best = ld->qs[i];
+	return best;
+}
+
+static unsigned nvmeof_nr_inflight(const struct nvmeof_data *ld)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ld->nr_q; i++)
+		n += ld->qs[i]->nr_inflight;
+	return n;
+}
+
+/* Why the lane failed, in the words of the first queue that says; NULL: none does. */
+static const char *nvmeof_fatal_msg(const struct nvmeof_data *ld)
+{
+	for (unsigned i = 0; i < ld->nr_q; i++)
+		if (ld->qs[i]->fatal_msg[0])
+			return ld->qs[i]->fatal_msg;
+	return NULL;
+}
+
+/* Give every queue up: the first one's result (the error it keeps). */
+static int nvmeof_abandon_all(struct nvmeof_data *ld, int err, const char *msg)
+{
+	int rc = err;
+
+	for (unsigned i = ld->nr_q; i-- > 0;)
+		rc = nvmf_queue_abandon(ld->qs[i], err, msg);
+	return rc;
+}
+
 static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 {
 	struct nvmeof_data *ld = arg;
@@ -100,7 +155,18 @@ static void nvmeof_data_free(struct thread_data *td)
 		nvmeof_info("nvmeof: %s: %llu of %llu I/Os waited for free queue slots (at most %u "
 			    "at once; the I/O queue takes %u commands)\n", td->o.name,
 			    (unsigned long long)ld->nr_waited, (unsigned long long)ld->nr_queued,
-			    ld->max_backlog, ld->q ? ld->q->max_inflight : 0);
+			    ld->max_backlog, ld->nr_q ? ld->qs[0]->max_inflight : 0);
+	/* Several queues: how the work spread over them. */
+	if (ld->nr_q > 1) {
+		char per[NVMF_MAX_IO_QUEUES * 21 + 1];
+		size_t len = 0;
+
+		per[0] = 0;
+		for (unsigned i = 0; i < ld->nr_q && len < sizeof(per); i++)
+			len += (size_t)snprintf(per + len, sizeof(per) - len, " %llu",
+						(unsigned long long)ld->nr_posted[i]);
+		nvmeof_info("nvmeof: %s: commands posted per I/O queue:%s\n", td->o.name, per);
+	}
 	/* The buffers' MR and device memory go before the lane's protection domain. */
 	nvmeof_buffers_close(td, &ld->bufs);
 	nvmf_lane_destroy(ld->lane);
@@ -157,6 +223,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 	/* Connect first: MDTS decides how many commands the largest I/O needs. */
 	lo.io_queue_entries = td->o.iodepth + 1;
 	lo.io_max_bytes = max_bs;
+	if ((rc = nvmeof_io_queues_want(td, &lo.io_queues, &lo.io_queues_auto)))
+		goto fail;
 	ld->use_events = lo.use_events;
 	if (o->completion == NVMEOF_COMPLETION_HYBRID)
 		ld->hybrid_us = o->poll_us;
@@ -167,7 +235,9 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	in = nvmf_lane_info(ld->lane);
-	ld->q = nvmf_lane_ioq(ld->lane);
+	ld->cpl.done = nvmeof_io_done;
+	ld->cpl.arg = ld;
+	nvmeof_queues_attach(ld);
 	if ((rc = nvmeof_check_depth(td, in))) {
 		td_verror(td, -rc, "nvmeof init");
 		goto fail;
@@ -189,9 +259,9 @@ static int fio_nvmeof_init(struct thread_data *td)
 		td_verror(td, EOPNOTSUPP, "nvmeof init");
 		goto fail;
 	}
-	if (parts > ld->q->max_inflight) {
+	if (parts > ld->qs[0]->max_inflight) {
 		nvmeof_err("nvmeof: bs %llu needs %u commands (MDTS %u bytes) but the I/O queue holds "
-			"%u: lower bs\n", max_bs, parts, in->mdts_bytes, ld->q->max_inflight);
+			"%u: lower bs\n", max_bs, parts, in->mdts_bytes, ld->qs[0]->max_inflight);
 		td_verror(td, EINVAL, "nvmeof init");
 		goto fail;
 	}
@@ -207,10 +277,6 @@ static int fio_nvmeof_init(struct thread_data *td)
 		ld->parent = getppid();
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 	}
-	ld->cpl.done = nvmeof_io_done;
-	ld->cpl.arg = ld;
-	nvmf_queue_set_complete(ld->q, nvmf_io_complete_req, &ld->cpl);
-
 	return 0;
 fail:
 	/* Per-file state stays for fio's cleanup call: the files still point at it. */
@@ -223,7 +289,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "";
+	char bufs[1024], ka[128] = "", queues[96];
 	struct fio_file *f;
 	unsigned int i;
 
@@ -233,6 +299,12 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			 in->keepalive_ms, in->kato_ms,
 			 o->kato ? "" : ", which the target set: kato=0 was asked for",
 			 getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") ? " NOT SENT (test knob)" : "");
+	/* Several queues: how many the controller granted (Set Features Number of Queues). */
+	if (in->io_queues > 1 || in->io_queues_granted != 1)
+		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)",
+			 in->io_queues, in->io_queue_entries, in->io_queues_granted);
+	else
+		snprintf(queues, sizeof(queues), "queue %u", in->io_queue_entries);
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 		char mdts[32];
@@ -242,11 +314,11 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, queue %u, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s%s\n",
+			 "MDTS %s, %s, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s%s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
-			 in->io_queue_entries, in->inline_max,
+			 queues, in->inline_max,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
 			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", in->rdma_dev,
 			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ka, bufs);
@@ -359,7 +431,8 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 		nvmf_io_backlog_add(&ld->backlog, &nf->lim, io, 0);
 		rc = 0;
 	} else {
-		rc = nvmf_io_submit(ld->q, &nf->lim, &ld->backlog, io);
+		rc = nvmf_io_submit(ld->nr_q == 1 ? ld->qs[0] : nvmeof_pick_queue(ld), &nf->lim,
+				    &ld->backlog, io);
 	}
 	if (rc < 0) {
 		io_u->error = -rc;
@@ -386,9 +459,9 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 				const char *why)
 {
 	struct nvmeof_options *o = td->eo;
-	struct nvmf_queue *q = ld->q;
 	struct nvmf_io **held = NULL;
-	unsigned nheld = 0, before = ld->nr_events;
+	unsigned nheld = 0, before = ld->nr_events, slots = 0;
+	const char *msg;
 
 	ld->reconnecting = 1;
 	ld->loss_ms = nvmf_now_ms();
@@ -396,32 +469,39 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 	ld->attempts = 0;
 	ld->nr_resubmit = 0;
 	nvmf_lane_kill(ld->lane);
-	nvmf_queue_abandon(q, rc, why ? why : strerror(-rc));
-	/* Each held I/O has at least one slot: depth bounds them. */
+	nvmeof_abandon_all(ld, rc, why ? why : strerror(-rc));
+	msg = nvmeof_fatal_msg(ld);
+	/* Each held I/O has at least one slot: the queues' depths bound them. */
+	for (unsigned qi = 0; qi < ld->nr_q; qi++)
+		slots += ld->qs[qi]->depth;
 	if (o->retry_on_reconnect)
-		held = calloc(q->depth, sizeof(*held));
+		held = calloc(slots ? slots : 1, sizeof(*held));
 	if (held) {
-		/* Every I/O with a command staged or posted, once each (a split I/O has several),
-		 * oldest first; those resubmitted before fail now. */
+		/* Every I/O with a command staged or posted, once each (a split I/O has several,
+		 * all on one queue), posted ones first; those resubmitted before fail now. */
 		for (unsigned pass = 0; pass < 2; pass++) {
-			for (unsigned i = 0; i < q->depth; i++) {
-				struct nvmf_req *r = &q->reqs[i];
-				struct nvmf_io *io = r->ctx;
-				unsigned k;
+			for (unsigned qi = 0; qi < ld->nr_q; qi++) {
+				struct nvmf_queue *q = ld->qs[qi];
 
-				if (r->state != NVMF_REQ_STAGED && r->state != NVMF_REQ_INFLIGHT)
-					continue;
-				if ((r->state == NVMF_REQ_STAGED) != pass)  /* posted ones first */
-					continue;
-				for (k = 0; k < nheld && held[k] != io; k++)
-					;
-				if (k == nheld)
-					held[nheld++] = io;
+				for (unsigned i = 0; i < q->depth; i++) {
+					struct nvmf_req *r = &q->reqs[i];
+					struct nvmf_io *io = r->ctx;
+					unsigned k;
+
+					if (r->state != NVMF_REQ_STAGED && r->state != NVMF_REQ_INFLIGHT)
+						continue;
+					if ((r->state == NVMF_REQ_STAGED) != pass)
+						continue;
+					for (k = 0; k < nheld && held[k] != io; k++)
+						;
+					if (k == nheld)
+						held[nheld++] = io;
+				}
 			}
 		}
 		for (unsigned i = nheld; i-- > 0;) {
 			if (held[i]->resubmits) {
-				held[i]->err = q->fatal;
+				held[i]->err = ld->qs[0]->fatal;
 				held[i]->parts_left = 0;
 				ld->cpl.done(held[i], ld->cpl.arg);
 				continue;
@@ -435,12 +515,13 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 		/* The old queue's slots go with it at the reconnect, without completions. */
 		free(held);
 	} else {
-		nvmf_queue_fail_all(q, q->fatal, q->fatal_msg);
+		for (unsigned qi = 0; qi < ld->nr_q; qi++)
+			nvmf_queue_fail_all(ld->qs[qi], ld->qs[qi]->fatal, ld->qs[qi]->fatal_msg);
 	}
 	ld->nr_unstamped = 0;
 	nvmeof_err("nvmeof: %s: connection lost: %s; %u I/O(s) failed, %u to resubmit, %u "
 		   "waiting; reconnecting every %u ms for up to %u ms (ctrl_loss_tmo)\n",
-		   td->o.name, q->fatal_msg, ld->nr_events - before, ld->nr_resubmit,
+		   td->o.name, msg ? msg : strerror(-rc), ld->nr_events - before, ld->nr_resubmit,
 		   ld->backlog.nr - ld->nr_resubmit, o->reconnect_delay, o->ctrl_loss_tmo);
 }
 
@@ -467,11 +548,10 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 		ld->attempts++;
 		rc = nvmf_lane_reconnect(ld->lane, err, sizeof(err));
 		now = nvmf_now_ms();
-		/* The old queue is gone with the attempt; a failed one may have left none. */
-		ld->q = nvmf_lane_ioq(ld->lane);
+		/* The old queues are gone with the attempt; a failed one may have left fewer. */
+		nvmeof_queues_attach(ld);
 	}
 	if (!rc) {
-		nvmf_queue_set_complete(ld->q, nvmf_io_complete_req, &ld->cpl);
 		for_each_file(td, f, i) {
 			struct nvmeof_file *nf = FILE_ENG_DATA(f);
 
@@ -520,15 +600,18 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 	}
 	ld->lost = rc;
 	nvmf_lane_kill(ld->lane);
-	nvmf_queue_fail_all(ld->q, rc, why ? why : strerror(-rc));
-	nvmf_io_backlog_fail(&ld->backlog, ld->q->fatal, &ld->cpl);
+	if (!why)
+		why = nvmeof_fatal_msg(ld);
+	for (unsigned i = 0; i < ld->nr_q; i++)
+		nvmf_queue_fail_all(ld->qs[i], rc, why ? why : strerror(-rc));
+	nvmf_io_backlog_fail(&ld->backlog, ld->qs[0]->fatal, &ld->cpl);
 	ld->nr_unstamped = 0;     /* they are failed above, never posted */
 	ld->nr_lost_ios = ld->nr_events - before;
 	if (!ld->failed_logged) {
 		ld->failed_logged = 1;
 		nvmeof_err("nvmeof: %s: lane failed: %s (%llu I/O(s) failed with it)\n", td->o.name,
-			   ld->q->fatal_msg, (unsigned long long)ld->nr_lost_ios);
-		td_verror(td, -ld->q->fatal, "nvmeof lane");
+			   nvmeof_fatal_msg(ld), (unsigned long long)ld->nr_lost_ios);
+		td_verror(td, -ld->qs[0]->fatal, "nvmeof lane");
 	}
 	/* Nothing more can succeed on this lane: end the job (also under continue_on_error or a
 	 * time_based runtime, which would otherwise spin on failing I/O). */
@@ -539,14 +622,21 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
  * oldest command against io_timeout.  Negative errno with why filled when the lane is gone. */
 static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, char *why, size_t len)
 {
-	struct nvmf_req *old;
+	struct nvmf_req *old = NULL, *r;
+	struct nvmf_queue *oq = NULL;
 	int rc = nvmf_lane_check(ld->lane, why, len);
 
 	if (rc)
 		return rc;
-	old = nvmf_queue_oldest(ld->q);
+	for (unsigned i = 0; i < ld->nr_q; i++) {
+		r = nvmf_queue_oldest(ld->qs[i]);
+		if (r && (!old || r->posted_ms < old->posted_ms)) {
+			old = r;
+			oq = ld->qs[i];
+		}
+	}
 	if (old && now - old->posted_ms >= ld->io_timeout_ms) {
-		const struct nvme_sqe *c = nvmf_req_sqe(ld->q, old);
+		const struct nvme_sqe *c = nvmf_req_sqe(oq, old);
 
 		snprintf(why, len, "no response to %s command 0x%04x (nsid %u) within %u ms "
 			 "(io_timeout)", nvme_opcode_name(c->opcode, 0), old->cid,
@@ -570,16 +660,25 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 	struct timespec now;
 	int rc;
 
-	if (ld->backlog.head) {
-		rc = nvmf_io_backlog_pump(ld->q, &ld->backlog, nvmeof_backlog_staged, ld);
+	/* Waiting I/Os go to the least busy queues first, in arrival order. */
+	while (ld->backlog.head) {
+		rc = nvmf_io_backlog_pump(ld->nr_q == 1 ? ld->qs[0] : nvmeof_pick_queue(ld),
+					  &ld->backlog, nvmeof_backlog_staged, ld);
 		if (rc < 0)
 			return rc;
+		if (rc == 0)
+			break;
 	}
 	if (!ld->nr_unstamped)
 		return 0;
-	rc = nvmf_queue_flush(ld->q);
-	if (rc < 0)
-		return rc;
+	/* One chain per queue that has commands staged. */
+	for (unsigned i = 0; i < ld->nr_q; i++) {
+		if (!ld->qs[i]->nr_staged)
+			continue;
+		if ((rc = nvmf_queue_flush(ld->qs[i])) < 0)
+			return rc;
+		ld->nr_posted[i] += (unsigned)rc;
+	}
 	if (fio_fill_issue_time(td))
 		fio_gettime(&now, NULL);
 	for (unsigned i = 0; i < ld->nr_unstamped; i++) {
@@ -604,7 +703,7 @@ static int fio_nvmeof_commit(struct thread_data *td)
 		return 0;
 	rc = nvmeof_post(td, ld);
 	if (rc < 0)
-		nvmeof_lane_lost(td, ld, rc, ld->q->fatal_msg[0] ? ld->q->fatal_msg : NULL);
+		nvmeof_lane_lost(td, ld, rc, nvmeof_fatal_msg(ld));
 	return 0;
 }
 
@@ -638,7 +737,7 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
 	if ((rc = nvmeof_lane_health(ld, now, msg, sizeof(msg))) < 0) {
-		nvmf_queue_abandon(ld->q, rc, msg);
+		nvmeof_abandon_all(ld, rc, msg);
 		return rc;
 	}
 	if (!nvmeof_stop_requested(td, ld))
@@ -647,12 +746,13 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		ld->stop_seen_ms = now;
 		return 0;
 	}
-	if (now - ld->stop_seen_ms < NVMEOF_STOP_GRACE_MS || (!ld->q->nr_inflight && !ld->backlog.nr))
+	if (now - ld->stop_seen_ms < NVMEOF_STOP_GRACE_MS ||
+	    (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
 	snprintf(msg, sizeof(msg), "job stopped with %u command(s) and %u waiting I/O(s) the "
-		 "target did not complete within %u ms", ld->q->nr_inflight, ld->backlog.nr,
+		 "target did not complete within %u ms", nvmeof_nr_inflight(ld), ld->backlog.nr,
 		 NVMEOF_STOP_GRACE_MS);
-	return nvmf_queue_abandon(ld->q, -ETIMEDOUT, msg);
+	return nvmeof_abandon_all(ld, -ETIMEDOUT, msg);
 }
 
 /* Hand fio up to max events: what the target placed in the buffers is made visible first
@@ -726,7 +826,12 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 			rc = nvmf_lane_wait(ld->lane, wait_ms);
 		} else {
 			/* poll mode, or hybrid within poll_us of the last activity: spin */
-			rc = nvmf_queue_process(ld->q);
+			rc = nvmf_queue_process(ld->qs[0]);
+			for (unsigned i = 1; i < ld->nr_q && rc >= 0; i++) {
+				int c = nvmf_queue_process(ld->qs[i]);
+
+				rc = c < 0 ? c : rc + c;
+			}
 		}
 		if (rc > 0 && ld->hybrid_us)
 			ld->active_us = nvmf_now_us();
@@ -752,7 +857,7 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 fatal:
 	/* Every I/O the lane still held comes back now, failed: fio counts them as errors.  What
 	 * completed before is finished as usual by the hand-out. */
-	nvmeof_lane_lost(td, ld, rc, ld->q->fatal_msg[0] ? ld->q->fatal_msg : NULL);
+	nvmeof_lane_lost(td, ld, rc, nvmeof_fatal_msg(ld));
 	return nvmeof_hand_out(td, ld, max);
 }
 

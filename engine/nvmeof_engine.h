@@ -39,6 +39,7 @@ struct nvmeof_options {
 	char        *cuda_device;      /* "N" or "N,M,...": job i takes entry i mod n */
 	int          gpu_reg;
 	unsigned int gpudirect;
+	char        *io_queues;        /* "N" (1..NVMF_MAX_IO_QUEUES) or "auto" */
 	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
 };
 
@@ -96,6 +97,10 @@ int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 int  fio_nvmeof_setup(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
+/* io_queues: N, or auto (*autom set, *n = the CPUs this job may run on, at most
+ * NVMF_MAX_IO_QUEUES).  0, or -EINVAL with one line said. */
+int  nvmeof_io_queues_parse(const char *str, unsigned *n, int *autom, char *err, size_t errlen);
+int  nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom);
 /* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
 int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);
 /* cuda_device: the ordinal job_index takes from the list ("0" or "0,1,2,3": entry

@@ -1,9 +1,11 @@
 /* nvmeof_options.c - the engine's job options, as fio's --enghelp lists them, and the checks
  * fio's parser cannot make itself. */
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fio.h"
 #include "optgroup.h"
@@ -73,6 +75,64 @@ static int nvmeof_cuda_device_cb(void *data, const char *str)
 	if (nvmeof_cuda_device_pick(str, 0, &dev, err, sizeof(err))) {
 		nvmeof_err("nvmeof: %s\n", err);
 		return 1;
+	}
+	return 0;
+}
+
+int nvmeof_io_queues_parse(const char *str, unsigned *n, int *autom, char *err, size_t errlen)
+{
+	char *end;
+	long v;
+
+	*autom = 0;
+	if (str && !strcmp(str, "auto")) {
+		*autom = 1;
+		*n = NVMF_MAX_IO_QUEUES;
+		return 0;
+	}
+	errno = 0;
+	v = str && *str >= '0' && *str <= '9' ? strtol(str, &end, 10) : -1;
+	if (v < 1 || v > NVMF_MAX_IO_QUEUES || errno || *end) {
+		snprintf(err, errlen, "io_queues=%s: give 1..%d I/O queue pairs, or auto (what the "
+			 "controller grants, up to the CPUs the job may use)", str ? str : "",
+			 NVMF_MAX_IO_QUEUES);
+		return -EINVAL;
+	}
+	*n = (unsigned)v;
+	return 0;
+}
+
+static int nvmeof_io_queues_cb(void *data, const char *str)
+{
+	char err[200];
+	unsigned n;
+	int autom;
+
+	(void)data;
+	if (nvmeof_io_queues_parse(str, &n, &autom, err, sizeof(err))) {
+		nvmeof_err("nvmeof: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* In the job's own thread at init: fio has applied cpus_allowed by then. */
+int nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom)
+{
+	struct nvmeof_options *o = td->eo;
+	char err[200];
+	cpu_set_t set;
+	int rc, cpus;
+
+	if ((rc = nvmeof_io_queues_parse(o->io_queues ? o->io_queues : "1", n, autom, err,
+					 sizeof(err)))) {
+		nvmeof_err("nvmeof: %s\n", err);
+		td_verror(td, -rc, "nvmeof io_queues");
+		return rc;
+	}
+	if (*autom) {
+		cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+		*n = cpus < 1 ? 1 : cpus > NVMF_MAX_IO_QUEUES ? NVMF_MAX_IO_QUEUES : (unsigned)cpus;
 	}
 	return 0;
 }
@@ -381,6 +441,19 @@ struct fio_option nvmeof_fio_options[] = {
 		.def      = "1",
 		.help     = "nvmeof_mem=cuda: 1 the target moves data to and from GPU memory; 0 staged "
 			    "(through registered host memory, copied to or from the GPU per I/O)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "io_queues",
+		.lname    = "I/O queue pairs per lane",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, io_queues),
+		.cb       = nvmeof_io_queues_cb,
+		.def      = "1",
+		.help     = "I/O queue pairs of the job's controller: N (1..64; fewer granted fails "
+			    "the job), or auto (what the controller grants, up to the CPUs the job "
+			    "may use)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -83,7 +83,7 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 			r = &q->dsm[nvmf_req_slot(q, req)];
 			nvme_dsm_range_set(r, io->slba + done_blocks, (uint32_t)nlb);
 			nvme_cmd_dsm_deallocate(c, io->nsid, 1);
-			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)r, sizeof(*r), lim->dsm_rkey);
+			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)r, sizeof(*r), q->dsm_rkey);
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		case NVMF_IO_WRITE:

@@ -18,7 +18,6 @@ enum nvmf_io_op {
 struct nvmf_io_limits {
 	uint32_t max_xfer;    /* bytes per read/write command: a multiple of the LBA size */
 	uint32_t inline_max;  /* largest write sent as in-capsule data; 0: never */
-	uint32_t dsm_rkey;    /* key of the queue's per-slot DSM range buffers */
 };
 
 struct nvmf_io;

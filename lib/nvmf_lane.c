@@ -42,7 +42,8 @@ struct nvmf_lane {
 	int                     have_src;
 	struct ibv_pd          *pd;
 	struct nvmf_rdma_queue *aq;
-	struct nvmf_rdma_queue *ioq;
+	struct nvmf_rdma_queue *ioqs[NVMF_MAX_IO_QUEUES];
+	unsigned                nr_ioqs;
 	uint8_t                *scratch;
 	struct ibv_mr          *scratch_mr;
 	int                     enabled;
@@ -78,9 +79,32 @@ const struct nvmf_lane_info *nvmf_lane_info(const struct nvmf_lane *lane)
 	return &lane->info;
 }
 
-struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane)
+struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx)
 {
-	return lane->ioq ? &lane->ioq->q : NULL;
+	return idx < lane->nr_ioqs && lane->ioqs[idx] ? &lane->ioqs[idx]->q : NULL;
+}
+
+unsigned nvmf_lane_nr_ioqs(const struct nvmf_lane *lane)
+{
+	return lane->nr_ioqs;
+}
+
+/* Every I/O queue, in the ways the lane treats them all alike. */
+static void nvmf_lane_ioqs_kill(struct nvmf_lane *lane)
+{
+	for (unsigned i = 0; i < lane->nr_ioqs; i++)
+		nvmf_rdma_queue_kill(lane->ioqs[i]);
+}
+
+static void nvmf_lane_ioqs_destroy(struct nvmf_lane *lane, unsigned disconnect_wait_ms)
+{
+	for (unsigned i = 0; i < lane->nr_ioqs; i++) {
+		if (lane->ioqs[i] && disconnect_wait_ms)
+			lane->ioqs[i]->disconnect_wait_ms = disconnect_wait_ms;
+		nvmf_rdma_queue_destroy(lane->ioqs[i]);
+		lane->ioqs[i] = NULL;
+	}
+	lane->nr_ioqs = 0;
 }
 
 static int nvmf_resolve(struct nvmf_lane *lane, const char *what, const char *host,
@@ -406,12 +430,11 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct
 		max = lane->info.mdts_bytes;
 	lim->max_xfer = max / lba_size * lba_size;
 	lim->inline_max = lane->info.inline_max;
-	lim->dsm_rkey = lane->ioq ? lane->ioq->dsm_mr->rkey : 0;
 }
 
 int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 {
-	return nvmf_rdma_queue_wait(lane->ioq, timeout_ms);
+	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
 }
 
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr)
@@ -458,6 +481,40 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 	if (n < 2)
 		n = 2;
 	return n;
+}
+
+/* Set Features, Number of Queues: ask for `want` I/O submission and completion queues; the
+ * controller answers how many it allocated (both 0-based).  info.io_queues_granted: the
+ * smaller of the two, at most NVMF_MAX_IO_QUEUES. */
+static int nvmf_set_nr_queues(struct nvmf_lane *lane, unsigned want)
+{
+	struct nvmf_req *req = nvmf_admin_req(lane);
+	struct nvme_cqe cqe;
+	uint32_t dw0;
+	unsigned nsqa, ncqa;
+	int rc;
+
+	if (!req)
+		return -EBUSY;
+	nvme_cmd_set_features_nr_queues(nvmf_req_sqe(&lane->aq->q, req), (uint16_t)(want - 1),
+					(uint16_t)(want - 1));
+	rc = nvmf_admin_exec(lane, req, &cqe);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		char st[128];
+
+		nvme_status_format(st, sizeof(st), (uint16_t)rc, 0);
+		return nvmf_lane_errf(lane, -EIO, "Set Features Number of Queues (%u) failed: %s",
+				      want, st);
+	}
+	dw0 = (uint32_t)le64toh(cqe.result);
+	nsqa = (dw0 & 0xffff) + 1u;
+	ncqa = (dw0 >> 16) + 1u;
+	lane->info.io_queues_granted = nsqa < ncqa ? nsqa : ncqa;
+	if (lane->info.io_queues_granted > NVMF_MAX_IO_QUEUES)
+		lane->info.io_queues_granted = NVMF_MAX_IO_QUEUES;
+	return 0;
 }
 
 /* The KATO in force: Get Features, Keep Alive Timer.  0 when the controller does not say. */
@@ -584,8 +641,10 @@ int nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen)
 	int rc;
 
 	/* The CM says why in the clearest words: ask it first. */
-	if ((rc = nvmf_rdma_queue_cm_check(lane->ioq, why, whylen)) ||
-	    (rc = nvmf_rdma_queue_cm_check(lane->aq, why, whylen)))
+	for (unsigned i = 0; i < lane->nr_ioqs; i++)
+		if ((rc = nvmf_rdma_queue_cm_check(lane->ioqs[i], why, whylen)))
+			return rc;
+	if ((rc = nvmf_rdma_queue_cm_check(lane->aq, why, whylen)))
 		return rc;
 	rc = __atomic_load_n(&lane->ka.failed, __ATOMIC_ACQUIRE);
 	if (rc) {
@@ -603,7 +662,7 @@ void nvmf_lane_kill(struct nvmf_lane *lane)
 	/* The keep-alive thread's command is flushed by the QP's error state: it ends now. */
 	nvmf_rdma_queue_kill(lane->aq);
 	nvmf_keepalive_stop(lane);
-	nvmf_rdma_queue_kill(lane->ioq);
+	nvmf_lane_ioqs_kill(lane);
 }
 
 static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
@@ -619,24 +678,28 @@ static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
 
 void nvmf_lane_destroy(struct nvmf_lane *lane)
 {
-	unsigned shutdown_ms = NVMF_SHUTDOWN_MAX_MS;
+	unsigned shutdown_ms = NVMF_SHUTDOWN_MAX_MS, io_wait_ms = 0;
+	int hurried;
 
 	if (!lane)
 		return;
 	/* I/O the target never answered (or a queue given up on): the target may not answer
 	 * the shutdown either, and whoever stops the run is waiting, so every step is short. */
-	if (lane->dead || (lane->ioq && (lane->ioq->q.fatal || lane->ioq->q.nr_inflight))) {
+	hurried = lane->dead;
+	for (unsigned i = 0; i < lane->nr_ioqs; i++)
+		if (lane->ioqs[i] && (lane->ioqs[i]->q.fatal || lane->ioqs[i]->q.nr_inflight))
+			hurried = 1;
+	if (hurried) {
 		shutdown_ms = NVMF_HURRIED_STEP_MS;
 		if (lane->admin_timeout_ms > NVMF_HURRIED_STEP_MS)
 			lane->admin_timeout_ms = NVMF_HURRIED_STEP_MS;
-		if (lane->ioq)
-			lane->ioq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
+		io_wait_ms = NVMF_HURRIED_STEP_MS / 2;
 		if (lane->aq)
 			lane->aq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
 	}
 	nvmf_keepalive_stop(lane);
 	nvmf_lane_shutdown(lane, shutdown_ms);
-	nvmf_rdma_queue_destroy(lane->ioq);
+	nvmf_lane_ioqs_destroy(lane, io_wait_ms);
 	if (lane->scratch_mr)
 		ibv_dereg_mr(lane->scratch_mr);
 	nvmf_rdma_queue_destroy(lane->aq);
@@ -691,15 +754,34 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
 
 	if (!opts->no_io_queue) {
-		rp.qid = 1;
+		unsigned want = opts->io_queues ? opts->io_queues : 1;
+
+		if (want > NVMF_MAX_IO_QUEUES)
+			want = NVMF_MAX_IO_QUEUES;
+		in->io_queues_granted = 1;
+		/* One queue needs no negotiation: every controller has at least one. */
+		if ((want > 1 || opts->io_queues_auto) && (rc = nvmf_set_nr_queues(lane, want)))
+			return rc;
+		if (in->io_queues_granted < want) {
+			if (!opts->io_queues_auto)
+				return nvmf_lane_errf(lane, -EINVAL, "io_queues=%u: the controller grants "
+						      "%u I/O queue(s) (Set Features Number of "
+						      "Queues)", want, in->io_queues_granted);
+			want = in->io_queues_granted;
+		}
 		rp.entries = nvmf_io_entries(lane);
 		rp.use_events = opts->use_events;
-		if ((rc = nvmf_rdma_queue_create(&lane->ioq, &rp, &lane->pd, lane->err,
-						 sizeof(lane->err))))
-			return rc;
-		if ((rc = nvmf_fabrics_connect(lane, lane->ioq, cntlid, NULL)))
-			return rc;
-		in->io_queue_entries = lane->ioq->q.max_inflight + 1;
+		for (unsigned i = 0; i < want; i++) {
+			rp.qid = (uint16_t)(i + 1);
+			lane->nr_ioqs = i + 1;
+			if ((rc = nvmf_rdma_queue_create(&lane->ioqs[i], &rp, &lane->pd, lane->err,
+							 sizeof(lane->err))))
+				return rc;
+			if ((rc = nvmf_fabrics_connect(lane, lane->ioqs[i], cntlid, NULL)))
+				return rc;
+		}
+		in->io_queues = lane->nr_ioqs;
+		in->io_queue_entries = lane->ioqs[0]->q.max_inflight + 1;
 		/* In-capsule writes need room past the SQE, at offset 0, with offset SGLs. */
 		if (opts->inline_data && in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
 		    (in->sgls & (1u << 20)))
@@ -783,12 +865,9 @@ int nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen)
 
 	nvmf_keepalive_stop(lane);
 	/* What is left of the old connection goes without waiting for the target. */
-	if (lane->ioq)
-		lane->ioq->disconnect_wait_ms = 1;
 	if (lane->aq)
 		lane->aq->disconnect_wait_ms = 1;
-	nvmf_rdma_queue_destroy(lane->ioq);
-	lane->ioq = NULL;
+	nvmf_lane_ioqs_destroy(lane, 1);
 	nvmf_rdma_queue_destroy(lane->aq);
 	lane->aq = NULL;
 	lane->enabled = 0;

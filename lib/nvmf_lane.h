@@ -14,6 +14,7 @@
 
 #define NVMF_ADMIN_QUEUE_DEPTH 32  /* nvmet refuses an admin hsqsize above 31 */
 #define NVMF_ERR_LEN 256
+#define NVMF_MAX_IO_QUEUES 64      /* I/O queue pairs one lane may hold */
 
 struct nvmf_lane_opts {
 	const char *traddr;
@@ -29,6 +30,9 @@ struct nvmf_lane_opts {
 	int         inline_data;      /* allow in-capsule writes when the controller offers them */
 	int         use_events;       /* I/O completions by completion channel instead of polling */
 	int         no_io_queue;      /* admin queue only (probing) */
+	unsigned    io_queues;        /* I/O queue pairs wanted (0: 1), at most NVMF_MAX_IO_QUEUES */
+	int         io_queues_auto;   /* take what the controller grants, up to io_queues; else
+				       * fewer granted than io_queues fails the connect */
 	unsigned    kato_ms;          /* Keep Alive Timeout asked for in the admin Connect; 0: none */
 	int         keepalive_off;    /* tests only: never send Keep Alive (to see it lost) */
 };
@@ -47,7 +51,9 @@ struct nvmf_lane_info {
 	uint32_t ioccsz_bytes;        /* capsule size the controller takes on I/O queues */
 	uint16_t icdoff;
 	uint32_t sgls;
-	unsigned io_queue_entries;    /* negotiated */
+	unsigned io_queue_entries;    /* negotiated, per I/O queue */
+	unsigned io_queues;           /* I/O queue pairs connected */
+	unsigned io_queues_granted;   /* Set Features Number of Queues' answer (1 when not asked) */
 	uint32_t inline_max;          /* in-capsule write bytes used (0: off) */
 	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
@@ -91,11 +97,14 @@ int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns
  * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
 
-/* The I/O queue and its limits for a namespace of the given LBA size. */
-struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane);
+/* The I/O queues (idx < nvmf_lane_nr_ioqs; NULL past them), and the limits for a namespace
+ * of the given LBA size (the same on every I/O queue). */
+struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx);
+unsigned nvmf_lane_nr_ioqs(const struct nvmf_lane *lane);
 void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size,
 			 struct nvmf_io_limits *lim);
-/* Wait up to timeout_ms for I/O queue completions (event mode sleeps; poll mode spins). */
+/* Wait up to timeout_ms for completions on any I/O queue (event mode sleeps; poll mode
+ * reaps once); returns the commands completed on all of them. */
 int  nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms);
 
 /* Is the connection still there?  Checks, without blocking, the queues' RDMA CM events
@@ -107,7 +116,7 @@ int  nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen);
 void nvmf_lane_kill(struct nvmf_lane *lane);
 /* Connect again after the lane was lost (nvmf_lane_kill): new admin and I/O queues on the
  * same protection domain (memory registered on it stays valid), the controller enabled and
- * identified again, keep-alive restarted.  The I/O queue is a new one (nvmf_lane_ioq), and
+ * identified again, keep-alive restarted.  The I/O queues are new ones (nvmf_lane_ioq), and
  * nvmf_lane_io_limits must be asked again.  0, or a negative errno with why in err. */
 int  nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen);
 

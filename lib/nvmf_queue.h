@@ -72,6 +72,7 @@ struct nvmf_queue {
 	struct nvme_sqe       *sqes;         /* capsules, one per slot */
 	struct nvme_cqe       *rsps;         /* receive buffers, one per slot */
 	struct nvme_dsm_range *dsm;          /* per-slot DSM range (remotely read by the target) */
+	uint32_t               dsm_rkey;     /* dsm[]'s key, as the transport registered it */
 	struct nvmf_req       *reqs;
 	unsigned              *free_slots;
 	unsigned               nr_free;

@@ -309,6 +309,7 @@ static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
 	if ((rc = nvmf_rc_ptr(rq->sqe_mr)) || (rc = nvmf_rc_ptr(rq->rsp_mr)) ||
 	    (rc = nvmf_rc_ptr(rq->dsm_mr)))
 		return nvmf_rdma_errf(rq, rc, "registering queue buffers: %s", strerror(-rc));
+	q->dsm_rkey = rq->dsm_mr->rkey;
 	for (unsigned i = 0; i < q->depth; i++) {
 		rq->rsges[i].addr = (uintptr_t)&q->rsps[i];
 		rq->rsges[i].length = sizeof(struct nvme_cqe);
@@ -471,39 +472,67 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 
 /* CQ events are acked in batches: each ack takes the CQ's lock. */
 #define NVMF_RDMA_ACK_BATCH 64
+#define NVMF_RDMA_WAIT_MAX  64   /* queues one wait sleeps on (a lane's NVMF_MAX_IO_QUEUES) */
 
-int nvmf_rdma_queue_wait(struct nvmf_rdma_queue *rq, int timeout_ms)
+/* Reap every queue once: the sum, or the first negative errno. */
+static int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
 {
-	struct pollfd pfd;
+	int sum = 0, c;
+
+	for (unsigned i = 0; i < n; i++) {
+		if ((c = nvmf_queue_process(&rqs[i]->q)) < 0)
+			return c;
+		sum += c;
+	}
+	return sum;
+}
+
+int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
+{
+	struct pollfd pfd[NVMF_RDMA_WAIT_MAX];
 	struct ibv_cq *cq;
 	void *cq_ctx;
-	int n;
+	int c;
 
-	if (!rq->use_events)
-		return nvmf_queue_process(&rq->q);
+	if (!n)
+		return 0;
+	if (n > NVMF_RDMA_WAIT_MAX)
+		n = NVMF_RDMA_WAIT_MAX;
 	/* Whatever is there already is reaped without arming or sleeping: while completions
 	 * keep coming, event mode costs no more than polling. */
-	if ((n = nvmf_queue_process(&rq->q)))
-		return n;
-	if (!rq->armed) {
-		if ((n = nvmf_rc_positive(ibv_req_notify_cq(rq->cq, 0))))
-			return n;
-		rq->armed = 1;
-		/* Anything that landed before arming is reaped now; later ones wake the channel. */
-		if ((n = nvmf_queue_process(&rq->q)))
-			return n;
+	if (!rqs[0]->use_events)
+		return nvmf_rdma_queues_process(rqs, n);
+	if ((c = nvmf_rdma_queues_process(rqs, n)))
+		return c;
+	for (unsigned i = 0; i < n; i++) {
+		if (rqs[i]->armed)
+			continue;
+		if ((c = nvmf_rc_positive(ibv_req_notify_cq(rqs[i]->cq, 0))))
+			return c;
+		rqs[i]->armed = 1;
 	}
-	pfd.fd = rq->cc->fd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	if (poll(&pfd, 1, timeout_ms) > 0 && ibv_get_cq_event(rq->cc, &cq, &cq_ctx) == 0) {
-		rq->armed = 0;
-		if (++rq->unacked >= NVMF_RDMA_ACK_BATCH) {
-			ibv_ack_cq_events(cq, rq->unacked);
-			rq->unacked = 0;
+	/* Anything that landed before arming is reaped now; later ones wake a channel. */
+	if ((c = nvmf_rdma_queues_process(rqs, n)))
+		return c;
+	for (unsigned i = 0; i < n; i++) {
+		pfd[i].fd = rqs[i]->cc->fd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	if (poll(pfd, n, timeout_ms) > 0) {
+		for (unsigned i = 0; i < n; i++) {
+			struct nvmf_rdma_queue *rq = rqs[i];
+
+			if (!(pfd[i].revents & POLLIN) || ibv_get_cq_event(rq->cc, &cq, &cq_ctx))
+				continue;
+			rq->armed = 0;
+			if (++rq->unacked >= NVMF_RDMA_ACK_BATCH) {
+				ibv_ack_cq_events(cq, rq->unacked);
+				rq->unacked = 0;
+			}
 		}
 	}
-	return nvmf_queue_process(&rq->q);
+	return nvmf_rdma_queues_process(rqs, n);
 }
 
 void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq)

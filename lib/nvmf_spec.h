@@ -867,6 +867,7 @@ static inline void nvme_cmd_keep_alive(struct nvme_sqe *c)
 }
 
 /* Feature identifiers (Get/Set Features CDW10 bits 7:0) */
+#define NVME_FEAT_NR_QUEUES 0x07 /* Number of Queues: CDW11 and CQE DW0 are NSQ (15:0) | NCQ (31:16), 0-based */
 #define NVME_FEAT_KATO 0x0f     /* Keep Alive Timer: CQE DW0 is KATO in milliseconds */
 #define NVME_FEAT_SEL_CURRENT 0
 
@@ -875,6 +876,15 @@ static inline void nvme_cmd_get_features(struct nvme_sqe *c, uint8_t fid, uint8_
 {
 	nvme_sqe_init(c, NVME_ADMIN_GET_FEATURES);
 	c->cdw10 = htole32((uint32_t)fid | ((uint32_t)(sel & 0x7) << 8));
+}
+
+/* Set Features, Number of Queues: ask for nsqr + 1 submission and ncqr + 1 completion I/O
+ * queues (both 0-based, as on the wire). */
+static inline void nvme_cmd_set_features_nr_queues(struct nvme_sqe *c, uint16_t nsqr, uint16_t ncqr)
+{
+	nvme_sqe_init(c, NVME_ADMIN_SET_FEATURES);
+	c->cdw10 = htole32(NVME_FEAT_NR_QUEUES);
+	c->cdw11 = htole32((uint32_t)nsqr | ((uint32_t)ncqr << 16));
 }
 
 /* Connect for queue qid (0 = admin).  kato_ms only matters on the admin

@@ -227,7 +227,6 @@ static int mb_setup(struct mb_run *r, const struct mb_case *c, void *buf)
 	memset(r, 0, sizeof(*r));
 	r->lim.max_xfer = c->max_xfer;
 	r->lim.inline_max = c->inline_max;
-	r->lim.dsm_rkey = 0x5a5a;
 	/* Entries as the lane sizes them (nvmf_io_entries): every part of QD I/Os, plus one. */
 	parts = nvmf_io_cmds_for_bytes(c->bytes, &r->lim);
 	depth = c->qd * parts + 1;

@@ -242,7 +242,7 @@ static void io_done(struct nvmf_io *io, void *arg)
 static void test_response_before_send_io(void)
 {
 	static uint8_t buf[3 * 4096];
-	struct nvmf_io_limits lim = { .max_xfer = 4096, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 4096, .inline_max = 0 };
 	struct io_done_log dl = { 0, 0 };
 	struct nvmf_io_completer cpl = { io_done, &dl };
 	struct nvmf_io io;

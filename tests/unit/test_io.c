@@ -52,7 +52,7 @@ static struct nvmf_io mk_io(uint8_t op, uint8_t lba_shift, uint32_t nsid, uint64
 
 static void test_nr_cmds(void)
 {
-	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
 	struct nvmf_io io;
 
 	io = mk_io(NVMF_IO_READ, 9, 1, 0, (4 * MiB) >> 9, NULL);
@@ -96,7 +96,7 @@ static void test_nr_cmds(void)
  * (at most 16 MiB - 1), whatever max_xfer says. */
 static void test_nr_cmds_caps(void)
 {
-	struct nvmf_io_limits lim = { .max_xfer = 0x80000000u, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 0x80000000u, .inline_max = 0 };
 	struct nvmf_io io;
 	/* 512-byte LBA: 16 MiB - 1 byte holds 32767 blocks; 4 KiB LBA: 4095 */
 	io = mk_io(NVMF_IO_READ, 9, 1, 0, 32767, NULL);
@@ -157,7 +157,7 @@ static void check_keyed_parts(const struct nvmf_io *io, unsigned first, unsigned
 static void test_read_split(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 16 * KiB, .dsm_rkey = 7 };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 16 * KiB };
 	uint8_t *buf = malloc(4 * MiB + 4 * KiB);
 	struct nvmf_io io;
 
@@ -216,7 +216,7 @@ static void test_read_split(void)
 static void test_split_huge_max_xfer(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 64 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 64 * MiB, .inline_max = 0 };
 	uint8_t *buf = malloc(64 * MiB);
 	struct nvmf_io io;
 	unsigned n;
@@ -260,7 +260,7 @@ static void check_inline_part(unsigned i, const void *addr, uint32_t len, uint32
 static void test_write_inline_vs_keyed(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB };
 	uint8_t *buf = malloc(512 * KiB);
 	struct nvmf_io io;
 
@@ -320,11 +320,11 @@ static void test_write_inline_vs_keyed(void)
 static void test_trim(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB,
-				      .dsm_rkey = 0xd5d5d5d5 };
+	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB };
 	struct nvmf_io io;
 
 	setup(&q, 8);
+	q.dsm_rkey = 0xd5d5d5d5;   /* the transport's key for the range buffers */
 	memset(q.dsm, 0xee, 8 * 16); /* the builder must write every byte of the range */
 	io = mk_io(NVMF_IO_TRIM, 9, 5, 0x0000abcd00001000ull, 0x80000, NULL);
 	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
@@ -376,7 +376,7 @@ static void test_trim(void)
 static void test_flush(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB, .dsm_rkey = 9 };
+	struct nvmf_io_limits lim = { .max_xfer = 128 * KiB, .inline_max = 8 * KiB };
 	struct nvmf_io io;
 
 	setup(&q, 4);
@@ -404,7 +404,7 @@ static void test_flush(void)
 static void test_busy_and_invalid(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
 	uint8_t *buf = malloc(4 * MiB);
 	struct nvmf_io io;
 	struct nvmf_req *held;
@@ -484,7 +484,7 @@ static void answer(unsigned i, uint16_t st)
 static void test_completion(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
 	uint8_t *buf = malloc(4 * MiB);
 	struct nvmf_io_completer cpl;
 	struct done_log dl;
@@ -616,7 +616,7 @@ static void note_staged(struct nvmf_io *io, void *arg)
 static void test_backlog(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
 	uint8_t *buf = malloc(8 * MiB);
 	struct nvmf_io_backlog bl = { NULL, NULL, 0 };
 	struct nvmf_io_completer cpl;
@@ -714,7 +714,7 @@ static void fail_done(struct nvmf_io *io, void *arg)
 static void test_fail_all_and_backlog(void)
 {
 	struct nvmf_queue q;
-	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0, .dsm_rkey = 0 };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
 	uint8_t *buf = malloc(10 * MiB);
 	struct nvmf_io_backlog bl = { 0 };
 	struct nvmf_io_completer cpl;

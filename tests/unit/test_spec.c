@@ -178,6 +178,18 @@ static void test_flush_keepalive_identify(void)
 	CHECK(all_zero(b, 44, 20));
 	nvme_cmd_get_features(&c, 0x0f, 3);         /* SEL 3 (supported capabilities) */
 	CHECK_EQ(raw_le(b, 40, 4), 0x30f);
+
+	/* Set Features, Number of Queues (FID 07h): opcode 09h, CDW10 FID at 40, CDW11 at 44 with
+	 * NSQR in bits 15:0 and NCQR in 31:16, both 0-based */
+	poison(&c, sizeof(c));
+	nvme_cmd_set_features_nr_queues(&c, 3, 0x1234);
+	CHECK_EQ(b[0], 0x09);
+	CHECK_EQ(b[1], 0x40);
+	CHECK(all_zero(b, 2, 37));
+	CHECK_EQ(raw_le(b, 40, 4), 0x07);
+	CHECK_EQ(raw_le(b, 44, 2), 3);
+	CHECK_EQ(raw_le(b, 46, 2), 0x1234);
+	CHECK(all_zero(b, 48, 16));
 }
 
 static void test_dsm(void)
