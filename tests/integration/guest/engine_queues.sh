@@ -27,6 +27,9 @@ for m in poll event hybrid; do
 		--bsrange=4k-2m --size=32m --iodepth=32 $V
 	spread "q4-$m" 4
 done
+# trims: each queue's DSM ranges under its own key, read by the target
+run_fio q4-trim t $NVMEOF --name=q4trim --io_queues=4 --rw=randtrim --bs=64k --size=16m --iodepth=16
+spread q4-trim 4
 # thread mode, numjobs 2: each lane its own 4 queues
 run_fio q4-threads rw $NVMEOF --name=q4t --thread=1 --numjobs=2 --offset_increment=16m \
 	--io_queues=4 --rw=randwrite --bs=8k --size=16m --iodepth=16 $V

@@ -23,10 +23,11 @@ vg_check() {  # NAME EXPECTED_FIO_RC fio args...
 }
 
 vg_check lanes-thread-mode 0 $NVMEOF --thread=1 --name=v --rw=randwrite --bs=4k --size=128k \
-	--offset_increment=128k --numjobs=2 --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1
-vg_check split-and-trim-process-mode 0 $NVMEOF --name=v --rw=write --bs=2m --size=4m --iodepth=2 \
-	--verify=crc32c --do_verify=1 --name=t --stonewall --rw=randtrim --bs=64k --size=256k \
-	--iodepth=4
+	--offset_increment=128k --numjobs=2 --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+	--io_queues=3 --completion=event
+vg_check split-and-trim-process-mode 0 $NVMEOF --io_queues=2 --name=v --rw=write --bs=2m --size=4m \
+	--iodepth=2 --verify=crc32c --do_verify=1 --name=t --stonewall --rw=randtrim --bs=64k \
+	--size=256k --iodepth=4
 # the keep-alive thread started and stopped with its lane (and Get Features at bring-up)
 vg_check keepalive-thread-mode 0 $NVMEOF --kato=1000 --thread=1 --name=v --rw=randread --bs=4k \
 	--size=128k --iodepth=4 --thinktime=1500ms --thinktime_blocks=16
