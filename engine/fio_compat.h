@@ -78,6 +78,8 @@ _Static_assert(FIO_OUTPUT_TERSE == 1 && FIO_OUTPUT_JSON == 2 && FIO_OUTPUT_NORMA
 	       FIO_OUTPUT_JSON_PLUS == 8, "fio_compat.h: FIO_OUTPUT_* values changed");
 _Static_assert(__builtin_types_compatible_p(__typeof__(is_backend), bool),
 	       "fio_compat.h: is_backend is no longer a bool");
+_Static_assert(__builtin_types_compatible_p(__typeof__(log_syslog), bool),
+	       "fio_compat.h: log_syslog is no longer a bool");
 _Static_assert(__builtin_types_compatible_p(__typeof__(read_only), bool),
 	       "fio_compat.h: read_only is no longer a bool");
 /* The completion path stores a pointer in io_u->engine_data and stamps issue_time itself. */
@@ -158,8 +160,8 @@ _Static_assert(__builtin_types_compatible_p(__typeof__(((struct io_u *)0)->issue
  *    o.timeout), fio_fill_issue_time (same body), td_trim, for_each_file,
  *    FILE_ENG_DATA/FILE_SET_ENG_DATA, io_ddir_name, fio_file_set_size_known,
  *    fio_mark_td_terminate (same body), td_verror, `extern bool read_only`,
- *    `extern bool is_backend`, `extern int output_format` with FIO_OUTPUT_*,
- *    `extern const char fio_version_string[]`.
+ *    `extern bool is_backend`, `extern bool log_syslog`, `extern int output_format` with
+ *    FIO_OUTPUT_*, `extern const char fio_version_string[]`.
  *  - 3.40..3.42: __td_verror (under td_verror/td_vmsg) rewrites td->verror for the first
  *    error even when first_error is set (3.39 and older kept the first text): wording only.
  *  - 3.36: for_each_td(td, i) became for_each_td(td) { ... } end_for_each(): not used.

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -36,11 +37,17 @@ static void nvmeof_vlog(int is_err, const char *fmt, va_list ap)
 		len = sizeof(buf) - 1;
 		buf[len - 1] = '\n';
 	}
-	if (is_backend) {                 /* fio --server: the client prints it */
+	if (is_backend) {
+		/* fio --server: fio sends log_info/log_err text to the client, which prints all of it
+		 * on its stdout ahead of its JSON.  An error still goes there (fio's own errors do
+		 * too); an informational line stays on this server: its stderr, or syslog where
+		 * --daemonize made stderr /dev/null (as fio's own lines do when not sent). */
 		if (is_err)
 			log_err("%s", buf);
+		else if (log_syslog)
+			syslog(LOG_INFO, "%s", buf);
 		else
-			log_info("%s", buf);
+			nvmeof_stderr(buf, (size_t)len);
 		return;
 	}
 	/* Normal format: errors also reach fio's --output file, as fio's own errors do. */

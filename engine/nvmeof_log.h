@@ -4,7 +4,9 @@
  * --output file, and with --output its log_err() copies every error line into that file too;
  * a forked job's buffered stdout may also never be flushed.  So the engine's lines go to
  * stderr, one write(2) each (never interleaved, never lost), and into fio's stream only
- * where that is plain text (normal format) or where fio forwards them (client/server). */
+ * where that is plain text (normal format).  Under fio --server an error is forwarded to the
+ * client (log_err), an informational line stays on the server (its stderr, or syslog): the
+ * client prints forwarded text on the same stdout as its JSON. */
 #ifndef FIO_NVMEOF_LOG_H
 #define FIO_NVMEOF_LOG_H
 
