@@ -95,19 +95,20 @@ static void nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		case NVMF_IO_WRITE:
-			nvme_cmd_rw(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks, (uint32_t)nlb);
 			if (len <= lim->inline_max) {
 				/* In-capsule: a second SGE points into the registered buffer, no copy. */
-				nvme_sqe_set_sgl_inline(c, 0, len);
+				nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
+						(uint32_t)nlb, 0, 0, len, 0);
 				nvmf_queue_stage(q, req, data, len, io->lkey);
 			} else {
-				nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)data, len, io->rkey);
+				nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
+						(uint32_t)nlb, 1, (uint64_t)(uintptr_t)data, len, io->rkey);
 				nvmf_queue_stage(q, req, NULL, 0, 0);
 			}
 			break;
 		case NVMF_IO_READ:
-			nvme_cmd_rw(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks, (uint32_t)nlb);
-			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)data, len, io->rkey);
+			nvme_cmd_rw_sgl(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks, (uint32_t)nlb,
+					1, (uint64_t)(uintptr_t)data, len, io->rkey);
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		}
