@@ -71,8 +71,9 @@ int nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth)
 	q->staged = calloc(depth, sizeof(*q->staged));
 	q->send_descs = calloc(depth, sizeof(*q->send_descs));
 	q->wcs = calloc(2 * depth, sizeof(*q->wcs));
+	q->recv_idx = calloc(depth, sizeof(*q->recv_idx));
 	if (!q->sqes || !q->rsps || !q->dsm || !q->reqs || !q->free_slots || !q->staged ||
-	    !q->send_descs || !q->wcs) {
+	    !q->send_descs || !q->wcs || !q->recv_idx) {
 		nvmf_queue_fini(q);
 		return -ENOMEM;
 	}
@@ -95,6 +96,7 @@ void nvmf_queue_fini(struct nvmf_queue *q)
 	free(q->staged);
 	free(q->send_descs);
 	free(q->wcs);
+	free(q->recv_idx);
 	q->sqes = NULL;
 	q->rsps = NULL;
 	q->dsm = NULL;
@@ -103,6 +105,7 @@ void nvmf_queue_fini(struct nvmf_queue *q)
 	q->staged = NULL;
 	q->send_descs = NULL;
 	q->wcs = NULL;
+	q->recv_idx = NULL;
 }
 
 void nvmf_queue_attach(struct nvmf_queue *q, const struct nvmf_xport_ops *ops, void *xctx)
@@ -119,14 +122,34 @@ void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *ar
 
 int nvmf_queue_post_recvs(struct nvmf_queue *q)
 {
-	for (unsigned i = 0; i < q->depth; i++) {
-		int rc = q->ops->post_recv(q->xctx, i);
+	int rc;
 
-		if (rc)
-			return nvmf_queue_fail(q, rc, "posting receive buffer %u failed: %s", i,
-					       strerror(-rc));
-	}
+	for (unsigned i = 0; i < q->depth; i++)
+		q->recv_idx[i] = i;
+	q->nr_recv_idx = 0;
+	rc = q->ops->post_recvs(q->xctx, q->recv_idx, q->depth);
+	if (rc)
+		return nvmf_queue_fail(q, rc, "posting %u receive buffers failed: %s", q->depth,
+				       strerror(-rc));
 	return 0;
+}
+
+static __attribute__((noinline, cold)) int nvmf_queue_repost_failed(struct nvmf_queue *q, int rc,
+								     unsigned n)
+{
+	return nvmf_queue_fail(q, rc, "queue %u: reposting %u receive buffer(s) failed: %s", q->qid,
+			       n, strerror(-rc));
+}
+
+/* Post again the receive buffers whose responses were copied out, as one chain. */
+static inline int nvmf_queue_repost_recvs(struct nvmf_queue *q)
+{
+	unsigned n = q->nr_recv_idx;
+	int rc;
+
+	q->nr_recv_idx = 0;
+	rc = q->ops->post_recvs(q->xctx, q->recv_idx, n);
+	return rc ? nvmf_queue_repost_failed(q, rc, n) : 0;
 }
 
 unsigned nvmf_queue_available(const struct nvmf_queue *q)
@@ -207,6 +230,9 @@ int nvmf_queue_flush(struct nvmf_queue *q)
 		return q->fatal;
 	if (!n)
 		return 0;
+	/* A completion callback that flushes: no capsule before the free receive buffers. */
+	if (q->nr_recv_idx && (rc = nvmf_queue_repost_recvs(q)))
+		return rc;
 	now = nvmf_now_ms();
 	for (unsigned i = 0; i < n; i++) {
 		unsigned slot = q->staged[i];
@@ -247,7 +273,6 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 	struct nvmf_req *req;
 	unsigned slot;
 	uint16_t cid;
-	int rc;
 
 	if (idx >= q->depth)
 		return nvmf_queue_fail(q, -EPROTO, "queue %u: receive completion for unknown buffer %u",
@@ -260,11 +285,6 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 				       "queue %u: response capsule of %u bytes (expected %zu)",
 				       q->qid, wc->byte_len, sizeof(struct nvme_cqe));
 	memcpy(&cqe, &q->rsps[idx], sizeof(cqe));
-	/* The buffer is free again as soon as it is copied. */
-	rc = q->ops->post_recv(q->xctx, idx);
-	if (rc)
-		return nvmf_queue_fail(q, rc, "queue %u: reposting receive buffer failed: %s",
-				       q->qid, strerror(-rc));
 	cid = le16toh(cqe.cid);
 	slot = cid & ((1u << q->slot_bits) - 1);
 	req = slot < q->depth ? &q->reqs[slot] : NULL;
@@ -282,6 +302,12 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response for command ID 0x%04x reports SQ head %u (the "
 				       "queue has %u entries)", q->qid, cid, le16toh(cqe.sqhd), q->depth);
+	/* The buffer is free again now that it is copied: posted again after the batch.  Every
+	 * one listed answered a distinct posted command, so they fit (the check is for a bug). */
+	if (q->nr_recv_idx >= q->depth)
+		return nvmf_queue_fail(q, -EPROTO, "queue %u: more responses than receive buffers",
+				       q->qid);
+	q->recv_idx[q->nr_recv_idx++] = idx;
 	req->cqe = cqe;
 	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_RSP_DONE);
 	return 0;
@@ -324,6 +350,8 @@ int nvmf_queue_process(struct nvmf_queue *q)
 		if (rc)
 			return rc;
 	}
+	if (q->nr_recv_idx && (n = nvmf_queue_repost_recvs(q)))
+		return n;
 	return completed;
 }
 

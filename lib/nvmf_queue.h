@@ -30,8 +30,9 @@ struct nvmf_send_desc {
 struct nvmf_xport_ops {
 	/* Post n capsule sends as one chain; every one signaled.  Negative errno on failure. */
 	int (*post_sends)(void *ctx, const struct nvmf_send_desc *d, unsigned n);
-	/* (Re)post the receive buffer rsps[idx]. */
-	int (*post_recv)(void *ctx, unsigned idx);
+	/* (Re)post the n receive buffers rsps[idx[0..n-1]] as one chain.  Negative errno on
+	 * failure. */
+	int (*post_recvs)(void *ctx, const unsigned *idx, unsigned n);
 	/* Reap up to max completions without blocking: count, or negative errno. */
 	int (*poll)(void *ctx, struct nvmf_wc *wc, int max);
 };
@@ -80,6 +81,8 @@ struct nvmf_queue {
 	unsigned               nr_inflight;  /* staged + posted, not yet put */
 	struct nvmf_send_desc *send_descs;
 	struct nvmf_wc        *wcs;
+	unsigned              *recv_idx;     /* receive buffers consumed, to be posted again */
+	unsigned               nr_recv_idx;
 	const struct nvmf_xport_ops *ops;
 	void                  *xctx;
 	nvmf_complete_fn       complete;     /* NULL: requests stay COMPLETE for the caller */
@@ -114,7 +117,10 @@ void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *in
 void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req);
 /* Post everything staged in one chain: number posted or negative errno. */
 int  nvmf_queue_flush(struct nvmf_queue *q);
-/* Reap completions: number of commands completed, or negative errno (queue is fatal). */
+/* Reap completions: number of commands completed, or negative errno (queue is fatal).  The
+ * receive buffers of the responses reaped are posted again together, in one post_recvs
+ * call after the batch (and, should a completion callback flush, before any capsule goes out:
+ * nvmf_queue_flush posts them first). */
 int  nvmf_queue_process(struct nvmf_queue *q);
 /* Submit one request and wait (polling) for it, up to timeout_ms; the CQE is copied out and
  * the slot returned.  -ETIMEDOUT marks the queue fatal: the target may still answer. */
