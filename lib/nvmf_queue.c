@@ -68,11 +68,10 @@ int nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth)
 	q->dsm = nvmf_zalloc_aligned(depth * sizeof(*q->dsm));
 	q->reqs = calloc(depth, sizeof(*q->reqs));
 	q->free_slots = calloc(depth, sizeof(*q->free_slots));
-	q->staged = calloc(depth, sizeof(*q->staged));
 	q->send_descs = calloc(depth, sizeof(*q->send_descs));
 	q->wcs = calloc(2 * depth, sizeof(*q->wcs));
 	q->recv_idx = calloc(depth, sizeof(*q->recv_idx));
-	if (!q->sqes || !q->rsps || !q->dsm || !q->reqs || !q->free_slots || !q->staged ||
+	if (!q->sqes || !q->rsps || !q->dsm || !q->reqs || !q->free_slots ||
 	    !q->send_descs || !q->wcs || !q->recv_idx) {
 		nvmf_queue_fini(q);
 		return -ENOMEM;
@@ -93,7 +92,6 @@ void nvmf_queue_fini(struct nvmf_queue *q)
 	free(q->dsm);
 	free(q->reqs);
 	free(q->free_slots);
-	free(q->staged);
 	free(q->send_descs);
 	free(q->wcs);
 	free(q->recv_idx);
@@ -102,7 +100,6 @@ void nvmf_queue_fini(struct nvmf_queue *q)
 	q->dsm = NULL;
 	q->reqs = NULL;
 	q->free_slots = NULL;
-	q->staged = NULL;
 	q->send_descs = NULL;
 	q->wcs = NULL;
 	q->recv_idx = NULL;
@@ -180,9 +177,6 @@ struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 	req->state = NVMF_REQ_STAGED;
 	req->done = 0;
 	req->err = 0;
-	req->inline_addr = NULL;
-	req->inline_len = 0;
-	req->inline_lkey = 0;
 	q->nr_inflight++;
 	return req;
 }
@@ -190,11 +184,15 @@ struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
 		      uint32_t inline_len, uint32_t inline_lkey)
 {
-	nvme_sqe_set_cid(nvmf_req_sqe(q, req), req->cid);
-	req->inline_addr = inline_addr;
-	req->inline_len = inline_len;
-	req->inline_lkey = inline_lkey;
-	q->staged[q->nr_staged++] = nvmf_req_slot(q, req);
+	unsigned slot = nvmf_req_slot(q, req);
+	struct nvmf_send_desc *d = &q->send_descs[q->nr_staged++];
+
+	nvme_sqe_set_cid(&q->sqes[slot], req->cid);
+	d->wr_id = NVMF_WRID_SEND | slot;
+	d->slot = slot;
+	d->inline_addr = inline_addr;
+	d->inline_len = inline_len;
+	d->inline_lkey = inline_lkey;
 }
 
 void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
@@ -206,9 +204,9 @@ void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
 	if (req->state == NVMF_REQ_STAGED) {
 		/* Not sent: drop it from the staged list. */
 		for (unsigned i = 0; i < q->nr_staged; i++) {
-			if (q->staged[i] == slot) {
-				memmove(&q->staged[i], &q->staged[i + 1],
-					(q->nr_staged - i - 1) * sizeof(q->staged[0]));
+			if (q->send_descs[i].slot == slot) {
+				memmove(&q->send_descs[i], &q->send_descs[i + 1],
+					(q->nr_staged - i - 1) * sizeof(q->send_descs[0]));
 				q->nr_staged--;
 				break;
 			}
@@ -235,16 +233,9 @@ int nvmf_queue_flush(struct nvmf_queue *q)
 		return rc;
 	now = nvmf_now_ms();
 	for (unsigned i = 0; i < n; i++) {
-		unsigned slot = q->staged[i];
-		struct nvmf_req *req = &q->reqs[slot];
-		struct nvmf_send_desc *d = &q->send_descs[i];
+		struct nvmf_req *req = &q->reqs[q->send_descs[i].slot];
 
 		req->posted_ms = now;
-		d->wr_id = NVMF_WRID_SEND | slot;
-		d->slot = slot;
-		d->inline_addr = req->inline_addr;
-		d->inline_len = req->inline_len;
-		d->inline_lkey = req->inline_lkey;
 		req->state = NVMF_REQ_INFLIGHT;
 	}
 	q->nr_staged = 0;

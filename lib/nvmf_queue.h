@@ -54,9 +54,6 @@ struct nvmf_req {
 	uint8_t         done;         /* NVMF_REQ_*_DONE */
 	int             err;          /* negative errno: failed without a response (fail_all) */
 	uint64_t        posted_ms;    /* nvmf_now_ms() when its capsule was posted */
-	uint32_t        inline_len;
-	const void     *inline_addr;
-	uint32_t        inline_lkey;
 	struct nvme_cqe cqe;          /* the response, as received */
 };
 
@@ -76,10 +73,9 @@ struct nvmf_queue {
 	struct nvmf_req       *reqs;
 	unsigned              *free_slots;
 	unsigned               nr_free;
-	unsigned              *staged;
 	unsigned               nr_staged;
 	unsigned               nr_inflight;  /* staged + posted, not yet put */
-	struct nvmf_send_desc *send_descs;
+	struct nvmf_send_desc *send_descs;   /* the staged capsules, built at stage time */
 	struct nvmf_wc        *wcs;
 	unsigned              *recv_idx;     /* receive buffers consumed, to be posted again */
 	unsigned               nr_recv_idx;
