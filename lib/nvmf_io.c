@@ -71,7 +71,7 @@ static void nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim
 	io->status_opc = 0;
 	io->err = 0;
 	for (unsigned i = 0; i < n; i++) {
-		struct nvmf_req *req = nvmf_queue_get(q, io);
+		struct nvmf_req *req = nvmf_queue_take(q, io);  /* the caller checked n are free */
 		struct nvme_sqe *c = nvmf_req_sqe(q, req);
 		uint64_t left = io->nlb - done_blocks;
 		uint64_t nlb = left < per ? left : per;

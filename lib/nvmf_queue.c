@@ -160,25 +160,9 @@ unsigned nvmf_queue_available(const struct nvmf_queue *q)
 
 struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 {
-	struct nvmf_req *req;
-	unsigned slot;
-
 	if (!nvmf_queue_available(q))
 		return NULL;
-	slot = q->free_slots[--q->nr_free];
-	req = &q->reqs[slot];
-	/* Generation in the bits above the slot, counted per slot (req->cid keeps the slot's
-	 * previous CID): the slot's next CID always differs from its previous one, however many
-	 * other commands ran in between, so a late response to the previous use is caught. */
-	req->cid = (uint16_t)((((unsigned)req->cid >> q->slot_bits) + 1) << q->slot_bits | slot);
-	if (req->cid == 0xffff)  /* the spec reserves CID 0xFFFF: skip that generation */
-		req->cid = (uint16_t)slot;
-	req->ctx = ctx;
-	req->state = NVMF_REQ_STAGED;
-	req->done = 0;
-	req->err = 0;
-	q->nr_inflight++;
-	return req;
+	return nvmf_queue_take(q, ctx);
 }
 
 void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,

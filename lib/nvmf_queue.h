@@ -98,6 +98,26 @@ int  nvmf_queue_post_recvs(struct nvmf_queue *q);
 unsigned nvmf_queue_available(const struct nvmf_queue *q);
 /* Take a slot: NULL when none is available.  The SQE is the caller's to build. */
 struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx);
+/* nvmf_queue_get without the check, for a caller that saw nvmf_queue_available() cover every
+ * slot it takes (the I/O path checks once per I/O, not once per command). */
+static inline struct nvmf_req *nvmf_queue_take(struct nvmf_queue *q, void *ctx)
+{
+	unsigned slot = q->free_slots[--q->nr_free];
+	struct nvmf_req *req = &q->reqs[slot];
+	/* Generation in the bits above the slot, counted per slot (req->cid keeps the slot's
+	 * previous CID): the slot's next CID always differs from its previous one, however many
+	 * other commands ran in between, so a late response to the previous use is caught. */
+	uint16_t cid = (uint16_t)((((unsigned)req->cid >> q->slot_bits) + 1) << q->slot_bits | slot);
+
+	/* the spec reserves CID 0xFFFF: skip that generation */
+	req->cid = cid == 0xffff ? (uint16_t)slot : cid;
+	req->ctx = ctx;
+	req->state = NVMF_REQ_STAGED;
+	req->done = 0;
+	req->err = 0;
+	q->nr_inflight++;
+	return req;
+}
 static inline unsigned nvmf_req_slot(const struct nvmf_queue *q, const struct nvmf_req *r)
 {
 	return (unsigned)(r - q->reqs);
