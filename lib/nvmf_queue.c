@@ -149,15 +149,6 @@ static inline int nvmf_queue_repost_recvs(struct nvmf_queue *q)
 	return rc ? nvmf_queue_repost_failed(q, rc, n) : 0;
 }
 
-unsigned nvmf_queue_available(const struct nvmf_queue *q)
-{
-	unsigned room = q->max_inflight - q->nr_inflight;
-
-	if (q->fatal)
-		return 0;
-	return room < q->nr_free ? room : q->nr_free;
-}
-
 struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 {
 	if (!nvmf_queue_available(q))
@@ -165,41 +156,18 @@ struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 	return nvmf_queue_take(q, ctx);
 }
 
-void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
-		      uint32_t inline_len, uint32_t inline_lkey)
-{
-	unsigned slot = nvmf_req_slot(q, req);
-	struct nvmf_send_desc *d = &q->send_descs[q->nr_staged++];
-
-	nvme_sqe_set_cid(&q->sqes[slot], req->cid);
-	d->wr_id = NVMF_WRID_SEND | slot;
-	d->slot = slot;
-	d->inline_addr = inline_addr;
-	d->inline_len = inline_len;
-	d->inline_lkey = inline_lkey;
-}
-
-void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
+void nvmf_queue_unstage(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	unsigned slot = nvmf_req_slot(q, req);
 
-	if (req->state == NVMF_REQ_FREE)
-		return;
-	if (req->state == NVMF_REQ_STAGED) {
-		/* Not sent: drop it from the staged list. */
-		for (unsigned i = 0; i < q->nr_staged; i++) {
-			if (q->send_descs[i].slot == slot) {
-				memmove(&q->send_descs[i], &q->send_descs[i + 1],
-					(q->nr_staged - i - 1) * sizeof(q->send_descs[0]));
-				q->nr_staged--;
-				break;
-			}
+	for (unsigned i = 0; i < q->nr_staged; i++) {
+		if (q->send_descs[i].slot == slot) {
+			memmove(&q->send_descs[i], &q->send_descs[i + 1],
+				(q->nr_staged - i - 1) * sizeof(q->send_descs[0]));
+			q->nr_staged--;
+			break;
 		}
 	}
-	req->state = NVMF_REQ_FREE;
-	req->ctx = NULL;
-	q->free_slots[q->nr_free++] = slot;
-	q->nr_inflight--;
 }
 
 int nvmf_queue_flush(struct nvmf_queue *q)

@@ -37,6 +37,10 @@ struct nvmf_xport_ops {
 	int (*poll)(void *ctx, struct nvmf_wc *wc, int max);
 };
 
+/* The wr_id tags the queue gives the transport. */
+#define NVMF_WRID_RECV (1ULL << 62)
+#define NVMF_WRID_SEND (1ULL << 61)
+
 enum nvmf_req_state {
 	NVMF_REQ_FREE = 0,
 	NVMF_REQ_STAGED,    /* built, waiting for nvmf_queue_flush() */
@@ -95,7 +99,14 @@ void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *ar
 int  nvmf_queue_post_recvs(struct nvmf_queue *q);
 
 /* Free slots that may be taken now (bounded by max_inflight). */
-unsigned nvmf_queue_available(const struct nvmf_queue *q);
+static inline unsigned nvmf_queue_available(const struct nvmf_queue *q)
+{
+	unsigned room = q->max_inflight - q->nr_inflight;
+
+	if (q->fatal)
+		return 0;
+	return room < q->nr_free ? room : q->nr_free;
+}
 /* Take a slot: NULL when none is available.  The SQE is the caller's to build. */
 struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx);
 /* nvmf_queue_get without the check, for a caller that saw nvmf_queue_available() cover every
@@ -126,11 +137,36 @@ static inline struct nvme_sqe *nvmf_req_sqe(struct nvmf_queue *q, const struct n
 {
 	return &q->sqes[nvmf_req_slot(q, r)];
 }
-/* Stamp the CID into the built SQE and queue it for the next flush. */
-void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
-		      uint32_t inline_len, uint32_t inline_lkey);
+/* Stamp the CID into the built SQE and queue it for the next flush: its send descriptor is
+ * built now (in-capsule data: inline_len bytes at inline_addr, key inline_lkey). */
+static inline void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req,
+				    const void *inline_addr, uint32_t inline_len,
+				    uint32_t inline_lkey)
+{
+	unsigned slot = nvmf_req_slot(q, req);
+	struct nvmf_send_desc *d = &q->send_descs[q->nr_staged++];
+
+	nvme_sqe_set_cid(&q->sqes[slot], req->cid);
+	d->wr_id = NVMF_WRID_SEND | slot;
+	d->slot = slot;
+	d->inline_addr = inline_addr;
+	d->inline_len = inline_len;
+	d->inline_lkey = inline_lkey;
+}
+/* Drop a staged request's capsule from the next flush (nvmf_queue_put's slow path). */
+void nvmf_queue_unstage(struct nvmf_queue *q, struct nvmf_req *req);
 /* Give back a slot (after completion, or a staged request that will not be sent). */
-void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req);
+static inline void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
+{
+	if (req->state == NVMF_REQ_FREE)
+		return;
+	if (req->state == NVMF_REQ_STAGED)
+		nvmf_queue_unstage(q, req);
+	req->state = NVMF_REQ_FREE;
+	req->ctx = NULL;
+	q->free_slots[q->nr_free++] = nvmf_req_slot(q, req);
+	q->nr_inflight--;
+}
 /* Post everything staged in one chain: number posted or negative errno. */
 int  nvmf_queue_flush(struct nvmf_queue *q);
 /* Reap completions: number of commands completed, or negative errno (queue is fatal).  The
@@ -156,9 +192,6 @@ struct nvmf_req *nvmf_queue_oldest(const struct nvmf_queue *q);
  * not write into a buffer the caller reuses.  The queue is fatal afterwards (err, msg). */
 void nvmf_queue_fail_all(struct nvmf_queue *q, int err, const char *msg);
 
-/* The wr_id tags the queue gives the transport. */
-#define NVMF_WRID_RECV (1ULL << 62)
-#define NVMF_WRID_SEND (1ULL << 61)
 
 uint64_t nvmf_now_ms(void);
 uint64_t nvmf_now_us(void);   /* CLOCK_MONOTONIC, as nvmf_now_ms */
