@@ -60,9 +60,10 @@ unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim
 }
 
 /* Build and stage the n commands of io, per blocks each; the caller checked that n slots are
- * available. */
-static void nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
-			  struct nvmf_io *io, unsigned n, uint64_t per)
+ * available.  Inlined into both callers: nvmf_io_submit is the per-I/O path. */
+static inline __attribute__((always_inline)) void
+nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io,
+	      unsigned n, uint64_t per)
 {
 	uint64_t done_blocks = 0;
 
