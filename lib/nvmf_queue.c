@@ -63,6 +63,7 @@ int nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth)
 	q->max_inflight = depth - 1;
 	while ((1u << q->slot_bits) < depth)
 		q->slot_bits++;
+	q->slot_mask = (1u << q->slot_bits) - 1;
 	q->sqes = nvmf_zalloc_aligned(depth * sizeof(*q->sqes));
 	q->rsps = nvmf_zalloc_aligned(depth * sizeof(*q->rsps));
 	q->dsm = nvmf_zalloc_aligned(depth * sizeof(*q->dsm));
@@ -229,7 +230,7 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 				       q->qid, wc->byte_len, sizeof(struct nvme_cqe));
 	memcpy(&cqe, &q->rsps[idx], sizeof(cqe));
 	cid = le16toh(cqe.cid);
-	slot = cid & ((1u << q->slot_bits) - 1);
+	slot = cid & q->slot_mask;
 	req = slot < q->depth ? &q->reqs[slot] : NULL;
 	if (!req || req->cid != cid || req->state != NVMF_REQ_INFLIGHT ||
 	    (req->done & NVMF_REQ_RSP_DONE)) {

@@ -71,6 +71,7 @@ struct nvmf_queue {
 	unsigned               depth;        /* slots = entries of the submission queue */
 	unsigned               max_inflight; /* depth - 1: a full NVMe queue holds depth-1 */
 	unsigned               slot_bits;
+	unsigned               slot_mask;    /* (1 << slot_bits) - 1: a CID's slot bits */
 	struct nvme_sqe       *sqes;         /* capsules, one per slot */
 	struct nvme_cqe       *rsps;         /* receive buffers, one per slot */
 	struct nvme_dsm_range *dsm;          /* per-slot DSM range (remotely read by the target) */
@@ -118,7 +119,7 @@ static inline struct nvmf_req *nvmf_queue_take(struct nvmf_queue *q, void *ctx)
 	/* Generation in the bits above the slot, counted per slot (req->cid keeps the slot's
 	 * previous CID): the slot's next CID always differs from its previous one, however many
 	 * other commands ran in between, so a late response to the previous use is caught. */
-	uint16_t cid = (uint16_t)((((unsigned)req->cid >> q->slot_bits) + 1) << q->slot_bits | slot);
+	uint16_t cid = (uint16_t)((((unsigned)req->cid | q->slot_mask) + 1) | slot);
 
 	/* the spec reserves CID 0xFFFF: skip that generation */
 	req->cid = cid == 0xffff ? (uint16_t)slot : cid;

@@ -202,6 +202,43 @@ static void test_cid_unique(void)
 	nvmf_queue_fini(&q);
 }
 
+/* One slot reused through every generation, several times over: its CID never repeats the
+ * previous one, never is the reserved 0xFFFF, and always names the slot in its low bits. */
+static void test_cid_generation_wraps(void)
+{
+	static const unsigned depths[] = { 2, 3, 64, 4096 };
+
+	for (unsigned di = 0; di < sizeof(depths) / sizeof(depths[0]); di++) {
+		struct nvmf_queue q;
+		unsigned bad = 0, wraps = 0;
+		uint16_t prev;
+		struct nvmf_req *r;
+
+		CHECK_EQ(nvmf_queue_init(&q, 1, depths[di]), 0);
+		r = nvmf_queue_get(&q, NULL);
+		if (!r) {
+			CHECK(r != NULL);
+			nvmf_queue_fini(&q);
+			continue;
+		}
+		prev = r->cid;
+		nvmf_queue_put(&q, r);
+		for (unsigned i = 0; i < 3 * 65536u; i++) {
+			r = nvmf_queue_get(&q, NULL);
+			if (!r)
+				break;
+			bad += r->cid == prev || r->cid == 0xffff ||
+			       (r->cid & ((1u << q.slot_bits) - 1)) != nvmf_req_slot(&q, r);
+			wraps += r->cid < prev;
+			prev = r->cid;
+			nvmf_queue_put(&q, r);
+		}
+		CHECK_EQ(bad, 0);
+		CHECK(wraps >= 3);
+		nvmf_queue_fini(&q);
+	}
+}
+
 /* A slot buried under another slot in the free list while that other slot cycles many times
  * must still come back with a CID different from its previous one: otherwise a late response
  * to its previous command would be taken for the new command's. */
@@ -1015,6 +1052,7 @@ int main(void)
 	test_init_bounds();
 	test_available_accounting();
 	test_cid_unique();
+	test_cid_generation_wraps();
 	test_cid_changes_after_many_other_commands();
 	test_stage_flush();
 	test_two_halves();
