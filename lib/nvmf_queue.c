@@ -218,7 +218,7 @@ static int nvmf_queue_finish_half(struct nvmf_queue *q, struct nvmf_req *req, ui
 static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, int *completed)
 {
 	unsigned idx = (unsigned)(wc->wr_id & ~NVMF_WRID_RECV);
-	struct nvme_cqe cqe;
+	const struct nvme_cqe *rsp;
 	struct nvmf_req *req;
 	unsigned slot;
 	uint16_t cid;
@@ -233,8 +233,9 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response capsule of %u bytes (expected %zu)",
 				       q->qid, wc->byte_len, sizeof(struct nvme_cqe));
-	memcpy(&cqe, &q->rsps[idx], sizeof(cqe));
-	cid = le16toh(cqe.cid);
+	/* The buffer stays ours until it is posted again (after the batch): read it in place. */
+	rsp = &q->rsps[idx];
+	cid = le16toh(rsp->cid);
 	slot = cid & q->slot_mask;
 	req = slot < q->depth ? &q->reqs[slot] : NULL;
 	if (!req || req->cid != cid || req->state != NVMF_REQ_INFLIGHT ||
@@ -242,22 +243,22 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 		q->stat_unknown_cid++;
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response for unknown command ID 0x%04x (status 0x%04x)",
-				       q->qid, cid, le16toh(cqe.status));
+				       q->qid, cid, le16toh(rsp->status));
 	}
 	/* The host never asks to disable SQ flow control (Connect CATTR bit 2 is 0), so SQHD
 	 * must be an entry of this queue: anything else is a target that does not know the
 	 * queue it answers on. */
-	if (le16toh(cqe.sqhd) >= q->depth)
+	if (le16toh(rsp->sqhd) >= q->depth)
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response for command ID 0x%04x reports SQ head %u (the "
-				       "queue has %u entries)", q->qid, cid, le16toh(cqe.sqhd), q->depth);
+				       "queue has %u entries)", q->qid, cid, le16toh(rsp->sqhd), q->depth);
 	/* The buffer is free again now that it is copied: posted again after the batch.  Every
 	 * one listed answered a distinct posted command, so they fit (the check is for a bug). */
 	if (q->nr_recv_idx >= q->depth)
 		return nvmf_queue_fail(q, -EPROTO, "queue %u: more responses than receive buffers",
 				       q->qid);
 	q->recv_idx[q->nr_recv_idx++] = idx;
-	req->cqe = cqe;
+	req->cqe = *rsp;
 	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_RSP_DONE);
 	return 0;
 }
