@@ -83,8 +83,10 @@ int nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth)
 		return -ENOMEM;
 	}
 	/* Hand out low slots first (stack): keeps the hot capsules in few cache lines. */
-	for (unsigned i = 0; i < depth; i++)
+	for (unsigned i = 0; i < depth; i++) {
 		q->free_slots[i] = depth - 1 - i;
+		q->reqs[i].slot = (uint16_t)i;
+	}
 	q->nr_free = depth;
 	return 0;
 }

@@ -53,6 +53,7 @@ enum nvmf_req_state {
 
 struct nvmf_req {
 	void           *ctx;          /* the owner's */
+	uint16_t        slot;         /* its index in reqs, sqes, rsps (no pointer division) */
 	uint16_t        cid;
 	uint8_t         state;        /* enum nvmf_req_state */
 	uint8_t         done;         /* NVMF_REQ_*_DONE */
@@ -132,7 +133,8 @@ static inline struct nvmf_req *nvmf_queue_take(struct nvmf_queue *q, void *ctx)
 }
 static inline unsigned nvmf_req_slot(const struct nvmf_queue *q, const struct nvmf_req *r)
 {
-	return (unsigned)(r - q->reqs);
+	(void)q;
+	return r->slot;
 }
 static inline struct nvme_sqe *nvmf_req_sqe(struct nvmf_queue *q, const struct nvmf_req *r)
 {
