@@ -254,13 +254,13 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response for command ID 0x%04x reports SQ head %u (the "
 				       "queue has %u entries)", q->qid, cid, le16toh(rsp->sqhd), q->depth);
-	/* The buffer is free again now that it is copied: posted again after the batch.  Every
-	 * one listed answered a distinct posted command, so they fit (the check is for a bug). */
+	/* Once copied, the buffer is free again: it is posted again after the batch.  Every one
+	 * listed answered a distinct posted command, so they fit (the check is for a bug). */
 	if (q->nr_recv_idx >= q->depth)
 		return nvmf_queue_fail(q, -EPROTO, "queue %u: more responses than receive buffers",
 				       q->qid);
-	q->recv_idx[q->nr_recv_idx++] = idx;
 	req->cqe = *rsp;
+	q->recv_idx[q->nr_recv_idx++] = idx;
 	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_RSP_DONE);
 	return 0;
 }
