@@ -28,6 +28,18 @@ static uint64_t nvmf_io_blocks_per_cmd(const struct nvmf_io *io, const struct nv
 	}
 }
 
+/* Commands for nlb blocks at per (> 0) blocks each.  No division on the I/O path: an I/O that
+ * fits one command is 1, and the per-command limit is a power of two whenever max_xfer is
+ * (MDTS is); only a limit that is not one divides. */
+static unsigned nvmf_io_div_up(uint64_t nlb, uint64_t per)
+{
+	if (nlb <= per)
+		return nlb ? 1 : 0;
+	if (!(per & (per - 1)))
+		return (unsigned)((nlb + per - 1) >> __builtin_ctzll(per));
+	return (unsigned)((nlb + per - 1) / per);
+}
+
 unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *lim)
 {
 	uint64_t per;
@@ -35,9 +47,9 @@ unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *
 	if (io->op == NVMF_IO_FLUSH)
 		return 1;
 	per = nvmf_io_blocks_per_cmd(io, lim);
-	if (!per || !io->nlb)
+	if (!per)
 		return 0;
-	return (unsigned)((io->nlb + per - 1) / per);
+	return nvmf_io_div_up(io->nlb, per);
 }
 
 unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim)
@@ -47,23 +59,20 @@ unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim
 	return (unsigned)((bytes + lim->max_xfer - 1) / lim->max_xfer);
 }
 
-int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io)
+/* Build and stage the n commands of io, per blocks each; the caller checked that n slots are
+ * available.  Inlined into both callers: nvmf_io_submit is the per-I/O path. */
+static inline __attribute__((always_inline)) void
+nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io,
+	      unsigned n, uint64_t per)
 {
-	unsigned n = nvmf_io_nr_cmds(io, lim);
-	uint64_t per = nvmf_io_blocks_per_cmd(io, lim);
 	uint64_t done_blocks = 0;
-
-	if (!n || io->op > NVMF_IO_TRIM)
-		return -EINVAL;
-	if (nvmf_queue_available(q) < n)
-		return q->fatal ? q->fatal : -EBUSY;
 
 	io->parts_left = n;
 	io->status = 0;
 	io->status_opc = 0;
 	io->err = 0;
 	for (unsigned i = 0; i < n; i++) {
-		struct nvmf_req *req = nvmf_queue_get(q, io);
+		struct nvmf_req *req = nvmf_queue_take(q, io);  /* the caller checked n are free */
 		struct nvme_sqe *c = nvmf_req_sqe(q, req);
 		uint64_t left = io->nlb - done_blocks;
 		uint64_t nlb = left < per ? left : per;
@@ -87,32 +96,44 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		case NVMF_IO_WRITE:
-			nvme_cmd_rw(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks, (uint32_t)nlb);
 			if (len <= lim->inline_max) {
 				/* In-capsule: a second SGE points into the registered buffer, no copy. */
-				nvme_sqe_set_sgl_inline(c, 0, len);
+				nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
+						(uint32_t)nlb, 0, 0, len, 0);
 				nvmf_queue_stage(q, req, data, len, io->lkey);
 			} else {
-				nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)data, len, io->rkey);
+				nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
+						(uint32_t)nlb, 1, (uint64_t)(uintptr_t)data, len, io->rkey);
 				nvmf_queue_stage(q, req, NULL, 0, 0);
 			}
 			break;
 		case NVMF_IO_READ:
-			nvme_cmd_rw(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks, (uint32_t)nlb);
-			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)data, len, io->rkey);
+			nvme_cmd_rw_sgl(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks, (uint32_t)nlb,
+					1, (uint64_t)(uintptr_t)data, len, io->rkey);
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		}
 		done_blocks += nlb;
 	}
+}
+
+int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io)
+{
+	unsigned n = nvmf_io_nr_cmds(io, lim);
+
+	if (!n || io->op > NVMF_IO_TRIM)
+		return -EINVAL;
+	if (nvmf_queue_available(q) < n)
+		return q->fatal ? q->fatal : -EBUSY;
+	nvmf_io_build(q, lim, io, n, nvmf_io_blocks_per_cmd(io, lim));
 	return 0;
 }
 
 int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 		   struct nvmf_io_backlog *bl, struct nvmf_io *io)
 {
-	unsigned n = nvmf_io_nr_cmds(io, lim);
-	int rc;
+	uint64_t per = nvmf_io_blocks_per_cmd(io, lim);
+	unsigned n = io->op == NVMF_IO_FLUSH ? 1 : per ? nvmf_io_div_up(io->nlb, per) : 0;
 
 	if (!n || io->op > NVMF_IO_TRIM)
 		return -EINVAL;
@@ -122,10 +143,10 @@ int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 		return q->fatal;
 	io->lim = lim;
 	io->next = NULL;
-	if (!bl->head) {
-		rc = nvmf_io_stage(q, lim, io);
-		if (rc != -EBUSY)
-			return rc ? rc : 1;
+	/* nvmf_io_stage without counting the commands again. */
+	if (!bl->head && nvmf_queue_available(q) >= n) {
+		nvmf_io_build(q, lim, io, n, per);
+		return 1;
 	}
 	nvmf_io_backlog_add(bl, lim, io, 0);
 	return 0;

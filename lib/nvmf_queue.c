@@ -16,9 +16,14 @@ uint64_t nvmf_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* The same clock as nvmf_now_us, read straight into ms (the flush stamps every posted
+ * command with it: one scaling, not two). */
 uint64_t nvmf_now_ms(void)
 {
-	return nvmf_now_us() / 1000;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)
@@ -63,22 +68,25 @@ int nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth)
 	q->max_inflight = depth - 1;
 	while ((1u << q->slot_bits) < depth)
 		q->slot_bits++;
+	q->slot_mask = (1u << q->slot_bits) - 1;
 	q->sqes = nvmf_zalloc_aligned(depth * sizeof(*q->sqes));
 	q->rsps = nvmf_zalloc_aligned(depth * sizeof(*q->rsps));
 	q->dsm = nvmf_zalloc_aligned(depth * sizeof(*q->dsm));
 	q->reqs = calloc(depth, sizeof(*q->reqs));
 	q->free_slots = calloc(depth, sizeof(*q->free_slots));
-	q->staged = calloc(depth, sizeof(*q->staged));
 	q->send_descs = calloc(depth, sizeof(*q->send_descs));
 	q->wcs = calloc(2 * depth, sizeof(*q->wcs));
-	if (!q->sqes || !q->rsps || !q->dsm || !q->reqs || !q->free_slots || !q->staged ||
-	    !q->send_descs || !q->wcs) {
+	q->recv_idx = calloc(depth, sizeof(*q->recv_idx));
+	if (!q->sqes || !q->rsps || !q->dsm || !q->reqs || !q->free_slots ||
+	    !q->send_descs || !q->wcs || !q->recv_idx) {
 		nvmf_queue_fini(q);
 		return -ENOMEM;
 	}
 	/* Hand out low slots first (stack): keeps the hot capsules in few cache lines. */
-	for (unsigned i = 0; i < depth; i++)
+	for (unsigned i = 0; i < depth; i++) {
 		q->free_slots[i] = depth - 1 - i;
+		q->reqs[i].slot = (uint16_t)i;
+	}
 	q->nr_free = depth;
 	return 0;
 }
@@ -92,17 +100,17 @@ void nvmf_queue_fini(struct nvmf_queue *q)
 	free(q->dsm);
 	free(q->reqs);
 	free(q->free_slots);
-	free(q->staged);
 	free(q->send_descs);
 	free(q->wcs);
+	free(q->recv_idx);
 	q->sqes = NULL;
 	q->rsps = NULL;
 	q->dsm = NULL;
 	q->reqs = NULL;
 	q->free_slots = NULL;
-	q->staged = NULL;
 	q->send_descs = NULL;
 	q->wcs = NULL;
+	q->recv_idx = NULL;
 }
 
 void nvmf_queue_attach(struct nvmf_queue *q, const struct nvmf_xport_ops *ops, void *xctx)
@@ -119,82 +127,55 @@ void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *ar
 
 int nvmf_queue_post_recvs(struct nvmf_queue *q)
 {
-	for (unsigned i = 0; i < q->depth; i++) {
-		int rc = q->ops->post_recv(q->xctx, i);
+	int rc;
 
-		if (rc)
-			return nvmf_queue_fail(q, rc, "posting receive buffer %u failed: %s", i,
-					       strerror(-rc));
-	}
+	for (unsigned i = 0; i < q->depth; i++)
+		q->recv_idx[i] = i;
+	q->nr_recv_idx = 0;
+	rc = q->ops->post_recvs(q->xctx, q->recv_idx, q->depth);
+	if (rc)
+		return nvmf_queue_fail(q, rc, "posting %u receive buffers failed: %s", q->depth,
+				       strerror(-rc));
 	return 0;
 }
 
-unsigned nvmf_queue_available(const struct nvmf_queue *q)
+static __attribute__((noinline, cold)) int nvmf_queue_repost_failed(struct nvmf_queue *q, int rc,
+								     unsigned n)
 {
-	unsigned room = q->max_inflight - q->nr_inflight;
+	return nvmf_queue_fail(q, rc, "queue %u: reposting %u receive buffer(s) failed: %s", q->qid,
+			       n, strerror(-rc));
+}
 
-	if (q->fatal)
-		return 0;
-	return room < q->nr_free ? room : q->nr_free;
+/* Post again the receive buffers whose responses were copied out, as one chain. */
+static inline int nvmf_queue_repost_recvs(struct nvmf_queue *q)
+{
+	unsigned n = q->nr_recv_idx;
+	int rc;
+
+	q->nr_recv_idx = 0;
+	rc = q->ops->post_recvs(q->xctx, q->recv_idx, n);
+	return rc ? nvmf_queue_repost_failed(q, rc, n) : 0;
 }
 
 struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx)
 {
-	struct nvmf_req *req;
-	unsigned slot;
-
 	if (!nvmf_queue_available(q))
 		return NULL;
-	slot = q->free_slots[--q->nr_free];
-	req = &q->reqs[slot];
-	/* Generation in the bits above the slot, counted per slot (req->cid keeps the slot's
-	 * previous CID): the slot's next CID always differs from its previous one, however many
-	 * other commands ran in between, so a late response to the previous use is caught. */
-	req->cid = (uint16_t)((((unsigned)req->cid >> q->slot_bits) + 1) << q->slot_bits | slot);
-	if (req->cid == 0xffff)  /* the spec reserves CID 0xFFFF: skip that generation */
-		req->cid = (uint16_t)slot;
-	req->ctx = ctx;
-	req->state = NVMF_REQ_STAGED;
-	req->done = 0;
-	req->err = 0;
-	req->inline_addr = NULL;
-	req->inline_len = 0;
-	req->inline_lkey = 0;
-	q->nr_inflight++;
-	return req;
+	return nvmf_queue_take(q, ctx);
 }
 
-void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
-		      uint32_t inline_len, uint32_t inline_lkey)
-{
-	nvme_sqe_set_cid(nvmf_req_sqe(q, req), req->cid);
-	req->inline_addr = inline_addr;
-	req->inline_len = inline_len;
-	req->inline_lkey = inline_lkey;
-	q->staged[q->nr_staged++] = nvmf_req_slot(q, req);
-}
-
-void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
+void nvmf_queue_unstage(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	unsigned slot = nvmf_req_slot(q, req);
 
-	if (req->state == NVMF_REQ_FREE)
-		return;
-	if (req->state == NVMF_REQ_STAGED) {
-		/* Not sent: drop it from the staged list. */
-		for (unsigned i = 0; i < q->nr_staged; i++) {
-			if (q->staged[i] == slot) {
-				memmove(&q->staged[i], &q->staged[i + 1],
-					(q->nr_staged - i - 1) * sizeof(q->staged[0]));
-				q->nr_staged--;
-				break;
-			}
+	for (unsigned i = 0; i < q->nr_staged; i++) {
+		if (q->send_descs[i].slot == slot) {
+			memmove(&q->send_descs[i], &q->send_descs[i + 1],
+				(q->nr_staged - i - 1) * sizeof(q->send_descs[0]));
+			q->nr_staged--;
+			break;
 		}
 	}
-	req->state = NVMF_REQ_FREE;
-	req->ctx = NULL;
-	q->free_slots[q->nr_free++] = slot;
-	q->nr_inflight--;
 }
 
 int nvmf_queue_flush(struct nvmf_queue *q)
@@ -207,18 +188,14 @@ int nvmf_queue_flush(struct nvmf_queue *q)
 		return q->fatal;
 	if (!n)
 		return 0;
+	/* A completion callback that flushes: no capsule before the free receive buffers. */
+	if (q->nr_recv_idx && (rc = nvmf_queue_repost_recvs(q)))
+		return rc;
 	now = nvmf_now_ms();
 	for (unsigned i = 0; i < n; i++) {
-		unsigned slot = q->staged[i];
-		struct nvmf_req *req = &q->reqs[slot];
-		struct nvmf_send_desc *d = &q->send_descs[i];
+		struct nvmf_req *req = &q->reqs[q->send_descs[i].slot];
 
 		req->posted_ms = now;
-		d->wr_id = NVMF_WRID_SEND | slot;
-		d->slot = slot;
-		d->inline_addr = req->inline_addr;
-		d->inline_len = req->inline_len;
-		d->inline_lkey = req->inline_lkey;
 		req->state = NVMF_REQ_INFLIGHT;
 	}
 	q->nr_staged = 0;
@@ -243,11 +220,10 @@ static int nvmf_queue_finish_half(struct nvmf_queue *q, struct nvmf_req *req, ui
 static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, int *completed)
 {
 	unsigned idx = (unsigned)(wc->wr_id & ~NVMF_WRID_RECV);
-	struct nvme_cqe cqe;
+	const struct nvme_cqe *rsp;
 	struct nvmf_req *req;
 	unsigned slot;
 	uint16_t cid;
-	int rc;
 
 	if (idx >= q->depth)
 		return nvmf_queue_fail(q, -EPROTO, "queue %u: receive completion for unknown buffer %u",
@@ -259,30 +235,32 @@ static int nvmf_queue_on_recv(struct nvmf_queue *q, const struct nvmf_wc *wc, in
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response capsule of %u bytes (expected %zu)",
 				       q->qid, wc->byte_len, sizeof(struct nvme_cqe));
-	memcpy(&cqe, &q->rsps[idx], sizeof(cqe));
-	/* The buffer is free again as soon as it is copied. */
-	rc = q->ops->post_recv(q->xctx, idx);
-	if (rc)
-		return nvmf_queue_fail(q, rc, "queue %u: reposting receive buffer failed: %s",
-				       q->qid, strerror(-rc));
-	cid = le16toh(cqe.cid);
-	slot = cid & ((1u << q->slot_bits) - 1);
+	/* The buffer stays ours until it is posted again (after the batch): read it in place. */
+	rsp = &q->rsps[idx];
+	cid = le16toh(rsp->cid);
+	slot = cid & q->slot_mask;
 	req = slot < q->depth ? &q->reqs[slot] : NULL;
 	if (!req || req->cid != cid || req->state != NVMF_REQ_INFLIGHT ||
 	    (req->done & NVMF_REQ_RSP_DONE)) {
 		q->stat_unknown_cid++;
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response for unknown command ID 0x%04x (status 0x%04x)",
-				       q->qid, cid, le16toh(cqe.status));
+				       q->qid, cid, le16toh(rsp->status));
 	}
 	/* The host never asks to disable SQ flow control (Connect CATTR bit 2 is 0), so SQHD
 	 * must be an entry of this queue: anything else is a target that does not know the
 	 * queue it answers on. */
-	if (le16toh(cqe.sqhd) >= q->depth)
+	if (le16toh(rsp->sqhd) >= q->depth)
 		return nvmf_queue_fail(q, -EPROTO,
 				       "queue %u: response for command ID 0x%04x reports SQ head %u (the "
-				       "queue has %u entries)", q->qid, cid, le16toh(cqe.sqhd), q->depth);
-	req->cqe = cqe;
+				       "queue has %u entries)", q->qid, cid, le16toh(rsp->sqhd), q->depth);
+	/* Once copied, the buffer is free again: it is posted again after the batch.  Every one
+	 * listed answered a distinct posted command, so they fit (the check is for a bug). */
+	if (q->nr_recv_idx >= q->depth)
+		return nvmf_queue_fail(q, -EPROTO, "queue %u: more responses than receive buffers",
+				       q->qid);
+	req->cqe = *rsp;
+	q->recv_idx[q->nr_recv_idx++] = idx;
 	*completed += nvmf_queue_finish_half(q, req, NVMF_REQ_RSP_DONE);
 	return 0;
 }
@@ -324,6 +302,8 @@ int nvmf_queue_process(struct nvmf_queue *q)
 		if (rc)
 			return rc;
 	}
+	if (q->nr_recv_idx && (n = nvmf_queue_repost_recvs(q)))
+		return n;
 	return completed;
 }
 

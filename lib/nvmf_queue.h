@@ -30,11 +30,16 @@ struct nvmf_send_desc {
 struct nvmf_xport_ops {
 	/* Post n capsule sends as one chain; every one signaled.  Negative errno on failure. */
 	int (*post_sends)(void *ctx, const struct nvmf_send_desc *d, unsigned n);
-	/* (Re)post the receive buffer rsps[idx]. */
-	int (*post_recv)(void *ctx, unsigned idx);
+	/* (Re)post the n receive buffers rsps[idx[0..n-1]] as one chain.  Negative errno on
+	 * failure. */
+	int (*post_recvs)(void *ctx, const unsigned *idx, unsigned n);
 	/* Reap up to max completions without blocking: count, or negative errno. */
 	int (*poll)(void *ctx, struct nvmf_wc *wc, int max);
 };
+
+/* The wr_id tags the queue gives the transport. */
+#define NVMF_WRID_RECV (1ULL << 62)
+#define NVMF_WRID_SEND (1ULL << 61)
 
 enum nvmf_req_state {
 	NVMF_REQ_FREE = 0,
@@ -48,14 +53,12 @@ enum nvmf_req_state {
 
 struct nvmf_req {
 	void           *ctx;          /* the owner's */
+	uint16_t        slot;         /* its index in reqs, sqes, rsps (no pointer division) */
 	uint16_t        cid;
 	uint8_t         state;        /* enum nvmf_req_state */
 	uint8_t         done;         /* NVMF_REQ_*_DONE */
 	int             err;          /* negative errno: failed without a response (fail_all) */
 	uint64_t        posted_ms;    /* nvmf_now_ms() when its capsule was posted */
-	uint32_t        inline_len;
-	const void     *inline_addr;
-	uint32_t        inline_lkey;
 	struct nvme_cqe cqe;          /* the response, as received */
 };
 
@@ -69,6 +72,7 @@ struct nvmf_queue {
 	unsigned               depth;        /* slots = entries of the submission queue */
 	unsigned               max_inflight; /* depth - 1: a full NVMe queue holds depth-1 */
 	unsigned               slot_bits;
+	unsigned               slot_mask;    /* (1 << slot_bits) - 1: a CID's slot bits */
 	struct nvme_sqe       *sqes;         /* capsules, one per slot */
 	struct nvme_cqe       *rsps;         /* receive buffers, one per slot */
 	struct nvme_dsm_range *dsm;          /* per-slot DSM range (remotely read by the target) */
@@ -76,11 +80,12 @@ struct nvmf_queue {
 	struct nvmf_req       *reqs;
 	unsigned              *free_slots;
 	unsigned               nr_free;
-	unsigned              *staged;
 	unsigned               nr_staged;
 	unsigned               nr_inflight;  /* staged + posted, not yet put */
-	struct nvmf_send_desc *send_descs;
+	struct nvmf_send_desc *send_descs;   /* the staged capsules, built at stage time */
 	struct nvmf_wc        *wcs;
+	unsigned              *recv_idx;     /* receive buffers consumed, to be posted again */
+	unsigned               nr_recv_idx;
 	const struct nvmf_xport_ops *ops;
 	void                  *xctx;
 	nvmf_complete_fn       complete;     /* NULL: requests stay COMPLETE for the caller */
@@ -97,25 +102,81 @@ void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *ar
 int  nvmf_queue_post_recvs(struct nvmf_queue *q);
 
 /* Free slots that may be taken now (bounded by max_inflight). */
-unsigned nvmf_queue_available(const struct nvmf_queue *q);
+static inline unsigned nvmf_queue_available(const struct nvmf_queue *q)
+{
+	unsigned room = q->max_inflight - q->nr_inflight;
+
+	if (q->fatal)
+		return 0;
+	return room < q->nr_free ? room : q->nr_free;
+}
 /* Take a slot: NULL when none is available.  The SQE is the caller's to build. */
 struct nvmf_req *nvmf_queue_get(struct nvmf_queue *q, void *ctx);
+/* nvmf_queue_get without the check, for a caller that saw nvmf_queue_available() cover every
+ * slot it takes (the I/O path checks once per I/O, not once per command). */
+static inline struct nvmf_req *nvmf_queue_take(struct nvmf_queue *q, void *ctx)
+{
+	unsigned slot = q->free_slots[--q->nr_free];
+	struct nvmf_req *req = &q->reqs[slot];
+	/* Generation in the bits above the slot, counted per slot (req->cid keeps the slot's
+	 * previous CID): the slot's next CID always differs from its previous one, however many
+	 * other commands ran in between, so a late response to the previous use is caught. */
+	uint16_t cid = (uint16_t)((((unsigned)req->cid | q->slot_mask) + 1) | slot);
+
+	/* the spec reserves CID 0xFFFF: skip that generation */
+	req->cid = cid == 0xffff ? (uint16_t)slot : cid;
+	req->ctx = ctx;
+	req->state = NVMF_REQ_STAGED;
+	req->done = 0;
+	req->err = 0;
+	q->nr_inflight++;
+	return req;
+}
 static inline unsigned nvmf_req_slot(const struct nvmf_queue *q, const struct nvmf_req *r)
 {
-	return (unsigned)(r - q->reqs);
+	(void)q;
+	return r->slot;
 }
 static inline struct nvme_sqe *nvmf_req_sqe(struct nvmf_queue *q, const struct nvmf_req *r)
 {
 	return &q->sqes[nvmf_req_slot(q, r)];
 }
-/* Stamp the CID into the built SQE and queue it for the next flush. */
-void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req, const void *inline_addr,
-		      uint32_t inline_len, uint32_t inline_lkey);
+/* Stamp the CID into the built SQE and queue it for the next flush: its send descriptor is
+ * built now (in-capsule data: inline_len bytes at inline_addr, key inline_lkey). */
+static inline void nvmf_queue_stage(struct nvmf_queue *q, struct nvmf_req *req,
+				    const void *inline_addr, uint32_t inline_len,
+				    uint32_t inline_lkey)
+{
+	unsigned slot = nvmf_req_slot(q, req);
+	struct nvmf_send_desc *d = &q->send_descs[q->nr_staged++];
+
+	nvme_sqe_set_cid(&q->sqes[slot], req->cid);
+	d->wr_id = NVMF_WRID_SEND | slot;
+	d->slot = slot;
+	d->inline_addr = inline_addr;
+	d->inline_len = inline_len;
+	d->inline_lkey = inline_lkey;
+}
+/* Drop a staged request's capsule from the next flush (nvmf_queue_put's slow path). */
+void nvmf_queue_unstage(struct nvmf_queue *q, struct nvmf_req *req);
 /* Give back a slot (after completion, or a staged request that will not be sent). */
-void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req);
+static inline void nvmf_queue_put(struct nvmf_queue *q, struct nvmf_req *req)
+{
+	if (req->state == NVMF_REQ_FREE)
+		return;
+	if (req->state == NVMF_REQ_STAGED)
+		nvmf_queue_unstage(q, req);
+	req->state = NVMF_REQ_FREE;
+	req->ctx = NULL;
+	q->free_slots[q->nr_free++] = nvmf_req_slot(q, req);
+	q->nr_inflight--;
+}
 /* Post everything staged in one chain: number posted or negative errno. */
 int  nvmf_queue_flush(struct nvmf_queue *q);
-/* Reap completions: number of commands completed, or negative errno (queue is fatal). */
+/* Reap completions: number of commands completed, or negative errno (queue is fatal).  The
+ * receive buffers of the responses reaped are posted again together, in one post_recvs
+ * call after the batch (and, should a completion callback flush, before any capsule goes out:
+ * nvmf_queue_flush posts them first). */
 int  nvmf_queue_process(struct nvmf_queue *q);
 /* Submit one request and wait (polling) for it, up to timeout_ms; the CQE is copied out and
  * the slot returned.  -ETIMEDOUT marks the queue fatal: the target may still answer. */
@@ -135,9 +196,6 @@ struct nvmf_req *nvmf_queue_oldest(const struct nvmf_queue *q);
  * not write into a buffer the caller reuses.  The queue is fatal afterwards (err, msg). */
 void nvmf_queue_fail_all(struct nvmf_queue *q, int err, const char *msg);
 
-/* The wr_id tags the queue gives the transport. */
-#define NVMF_WRID_RECV (1ULL << 62)
-#define NVMF_WRID_SEND (1ULL << 61)
 
 uint64_t nvmf_now_ms(void);
 uint64_t nvmf_now_us(void);   /* CLOCK_MONOTONIC, as nvmf_now_ms */

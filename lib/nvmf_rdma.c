@@ -230,13 +230,18 @@ static int nvmf_rdma_post_sends(void *ctx, const struct nvmf_send_desc *d, unsig
 	return nvmf_rc_positive(ibv_post_send(rq->id->qp, first, &bad));
 }
 
-static int nvmf_rdma_post_recv(void *ctx, unsigned idx)
+/* The receive WRs are built once at setup; only their chaining changes. */
+static int nvmf_rdma_post_recvs(void *ctx, const unsigned *idx, unsigned n)
 {
 	struct nvmf_rdma_queue *rq = ctx;
 	struct ibv_recv_wr *bad = NULL;
 
-	rq->rwrs[idx].next = NULL;
-	return nvmf_rc_positive(ibv_post_recv(rq->id->qp, &rq->rwrs[idx], &bad));
+	if (!n)
+		return 0;
+	for (unsigned i = 0; i + 1 < n; i++)
+		rq->rwrs[idx[i]].next = &rq->rwrs[idx[i + 1]];
+	rq->rwrs[idx[n - 1]].next = NULL;
+	return nvmf_rc_positive(ibv_post_recv(rq->id->qp, &rq->rwrs[idx[0]], &bad));
 }
 
 static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
@@ -260,7 +265,7 @@ static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
 
 static const struct nvmf_xport_ops nvmf_rdma_ops = {
 	.post_sends = nvmf_rdma_post_sends,
-	.post_recv  = nvmf_rdma_post_recv,
+	.post_recvs = nvmf_rdma_post_recvs,
 	.poll       = nvmf_rdma_poll,
 };
 

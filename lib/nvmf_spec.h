@@ -826,6 +826,39 @@ static inline int nvme_cmd_rw(struct nvme_sqe *c, uint8_t opc, uint32_t nsid, ui
 	return 0;
 }
 
+/* Eight SQE bytes at off (a multiple of 8), little endian, as one store. */
+static inline void nvme_sqe_put64(struct nvme_sqe *c, unsigned off, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(&c->bytes[off], &v, sizeof(v));
+}
+
+/* The I/O path's Read/Write: the same SQE as nvme_cmd_rw followed by nvme_sqe_set_sgl_keyed
+ * (keyed: the target transfers [addr, addr+len) with key) or nvme_sqe_set_sgl_inline (else:
+ * len bytes of in-capsule data at offset addr), CID 0, but every byte written once, eight at
+ * a time: no memset of the SQE and no field written twice.  Bad nlb, or a keyed len over
+ * 24 bits: SQE zeroed, -EINVAL. */
+static inline int nvme_cmd_rw_sgl(struct nvme_sqe *c, uint8_t opc, uint32_t nsid, uint64_t slba,
+				  uint32_t nlb, int keyed, uint64_t addr, uint32_t len, uint32_t key)
+{
+	if (nlb == 0 || nlb > NVME_RW_MAX_NLB || (keyed && len > NVME_SGL_KEYED_MAX_LEN)) {
+		memset(c, 0, sizeof(*c));
+		return -EINVAL;
+	}
+	/* opcode, flags (PSDT = SGL), CID, NSID */
+	nvme_sqe_put64(c, 0, opc | (uint64_t)NVME_CMD_FLAGS_PSDT_SGL << 8 | (uint64_t)nsid << 32);
+	nvme_sqe_put64(c, 8, 0);                  /* CDW2, CDW3 */
+	nvme_sqe_put64(c, 16, 0);                 /* MPTR */
+	nvme_sqe_put64(c, 24, addr);              /* DPTR: address / offset */
+	nvme_sqe_put64(c, 32, keyed ?             /* DPTR: length, key, type */
+		       (len | (uint64_t)key << 24 | (uint64_t)NVME_SGL_TYPE_KEYED_ADDR << 56) :
+		       (len | (uint64_t)NVME_SGL_TYPE_INLINE_OFFSET << 56));
+	nvme_sqe_put64(c, 40, slba);              /* CDW10, CDW11 */
+	nvme_sqe_put64(c, 48, nlb - 1);           /* CDW12: NLB, 0's based; CDW13 */
+	nvme_sqe_put64(c, 56, 0);                 /* CDW14, CDW15 */
+	return 0;
+}
+
 static inline void nvme_cmd_flush(struct nvme_sqe *c, uint32_t nsid)
 {
 	nvme_sqe_init(c, NVME_CMD_FLUSH);

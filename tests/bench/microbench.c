@@ -89,11 +89,12 @@ static int mb_post_sends(void *ctx, const struct nvmf_send_desc *d, unsigned n)
 	return 0;
 }
 
-static int mb_post_recv(void *ctx, unsigned idx)
+static int mb_post_recvs(void *ctx, const unsigned *idx, unsigned n)
 {
 	struct mb_peer *p = ctx;
 
-	p->recvs[p->r_tail++ & p->r_mask] = idx;
+	for (unsigned i = 0; i < n; i++)
+		p->recvs[p->r_tail++ & p->r_mask] = idx[i];
 	return 0;
 }
 
@@ -109,7 +110,7 @@ static int mb_poll(void *ctx, struct nvmf_wc *wc, int max)
 
 static const struct nvmf_xport_ops mb_ops = {
 	.post_sends = mb_post_sends,
-	.post_recv  = mb_post_recv,
+	.post_recvs = mb_post_recvs,
 	.poll       = mb_poll,
 };
 

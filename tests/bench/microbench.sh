@@ -29,7 +29,7 @@ fi
 # that count; it is CG_COUNT, or a few more at depth when the last poll reaps a batch).
 LIB_TOGGLES="--toggle-collect=nvmf_io_submit --toggle-collect=nvmf_io_backlog_pump
  --toggle-collect=nvmf_queue_flush --toggle-collect=nvmf_queue_process
- --toggle-collect=mb_post_sends --toggle-collect=mb_post_recv --toggle-collect=mb_poll
+ --toggle-collect=mb_post_sends --toggle-collect=mb_post_recvs --toggle-collect=mb_poll
  --toggle-collect=mb_io_done --toggle-collect=mb_backlog_staged"
 mkdir -p "$OUTDIR"
 cg() { # case pass extra-args...: prints "ios Ir"

@@ -5,8 +5,8 @@
  *     of the slot's 64 SQE bytes as they were at post time, and which post_sends call (batch)
  *     carried it.  Optionally fails (post_sends_rc) or answers by itself (auto_send_ok,
  *     auto_respond).
- *   - post_recv: records each (re)posted receive buffer and tracks which buffers are posted,
- *     counting double posts (a buffer posted again while still posted).
+ *   - post_recvs: records each (re)posted receive buffer and tracks which buffers are posted,
+ *     counting double posts (a buffer posted again while still posted) and the calls (chains).
  *   - poll: hands back the completions the test injected, in injection order, at most
  *     poll_batch (if set) per call.
  * The test injects SEND completions (ok / error status) and RECV completions whose 16 raw CQE
@@ -63,7 +63,8 @@ struct scripted_peer {
 	/* post_recv */
 	unsigned       recv_log[SP_MAX_RECVS];
 	unsigned       nr_recv_log;
-	unsigned       post_recv_calls;
+	unsigned       post_recv_calls;   /* post_recvs calls (each posts a chain) */
+	unsigned       last_recv_batch_n; /* buffers in the last post_recvs call */
 	uint8_t        recv_posted[SP_MAX_DEPTH];
 	unsigned       recv_double_posts;
 	unsigned       recv_bad_idx;
@@ -214,24 +215,29 @@ static int sp_post_sends(void *ctx, const struct nvmf_send_desc *d, unsigned n)
 	return 0;
 }
 
-static int sp_post_recv(void *ctx, unsigned idx)
+static int sp_post_recvs(void *ctx, const unsigned *idxs, unsigned n)
 {
 	struct scripted_peer *p = sp_of(ctx);
 
 	p->post_recv_calls++;
 	if (p->post_recv_rc)
 		return p->post_recv_rc;
-	if (p->nr_recv_log < SP_MAX_RECVS)
-		p->recv_log[p->nr_recv_log++] = idx;
-	else
-		p->overflow++;
-	if (idx >= SP_MAX_DEPTH || (p->q && idx >= p->q->depth)) {
-		p->recv_bad_idx++;
-		return 0;
+	p->last_recv_batch_n = n;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned idx = idxs[i];
+
+		if (p->nr_recv_log < SP_MAX_RECVS)
+			p->recv_log[p->nr_recv_log++] = idx;
+		else
+			p->overflow++;
+		if (idx >= SP_MAX_DEPTH || (p->q && idx >= p->q->depth)) {
+			p->recv_bad_idx++;
+			continue;
+		}
+		if (p->recv_posted[idx])
+			p->recv_double_posts++;
+		p->recv_posted[idx] = 1;
 	}
-	if (p->recv_posted[idx])
-		p->recv_double_posts++;
-	p->recv_posted[idx] = 1;
 	return 0;
 }
 
@@ -252,7 +258,7 @@ static int sp_poll(void *ctx, struct nvmf_wc *wc, int max)
 
 static const struct nvmf_xport_ops sp_ops = {
 	.post_sends = sp_post_sends,
-	.post_recv  = sp_post_recv,
+	.post_recvs = sp_post_recvs,
 	.poll       = sp_poll,
 };
 
@@ -275,7 +281,7 @@ static inline uint16_t sp_send_cid(const struct scripted_peer *p, unsigned i)
 	return (uint16_t)(p->sends[i].sqe[2] | (p->sends[i].sqe[3] << 8));
 }
 
-/* How many times post_recv(idx) was called. */
+/* How many times receive buffer idx was posted. */
 static inline unsigned sp_recv_posts_of(const struct scripted_peer *p, unsigned idx)
 {
 	unsigned n = 0;

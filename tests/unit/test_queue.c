@@ -202,6 +202,43 @@ static void test_cid_unique(void)
 	nvmf_queue_fini(&q);
 }
 
+/* One slot reused through every generation, several times over: its CID never repeats the
+ * previous one, never is the reserved 0xFFFF, and always names the slot in its low bits. */
+static void test_cid_generation_wraps(void)
+{
+	static const unsigned depths[] = { 2, 3, 64, 4096 };
+
+	for (unsigned di = 0; di < sizeof(depths) / sizeof(depths[0]); di++) {
+		struct nvmf_queue q;
+		unsigned bad = 0, wraps = 0;
+		uint16_t prev;
+		struct nvmf_req *r;
+
+		CHECK_EQ(nvmf_queue_init(&q, 1, depths[di]), 0);
+		r = nvmf_queue_get(&q, NULL);
+		if (!r) {
+			CHECK(r != NULL);
+			nvmf_queue_fini(&q);
+			continue;
+		}
+		prev = r->cid;
+		nvmf_queue_put(&q, r);
+		for (unsigned i = 0; i < 3 * 65536u; i++) {
+			r = nvmf_queue_get(&q, NULL);
+			if (!r)
+				break;
+			bad += r->cid == prev || r->cid == 0xffff ||
+			       (r->cid & ((1u << q.slot_bits) - 1)) != nvmf_req_slot(&q, r);
+			wraps += r->cid < prev;
+			prev = r->cid;
+			nvmf_queue_put(&q, r);
+		}
+		CHECK_EQ(bad, 0);
+		CHECK(wraps >= 3);
+		nvmf_queue_fini(&q);
+	}
+}
+
 /* A slot buried under another slot in the free list while that other slot cycles many times
  * must still come back with a CID different from its previous one: otherwise a late response
  * to its previous command would be taken for the new command's. */
@@ -722,6 +759,8 @@ static void test_recv_reposted(void)
 	setup(&q, depth, &log);
 	log.put = 1;
 	CHECK_EQ(peer.nr_recv_log, depth);
+	CHECK_EQ(peer.post_recv_calls, 1);      /* the initial receives: one chain */
+	CHECK_EQ(peer.last_recv_batch_n, depth);
 	for (unsigned i = 0; i < depth; i++) {
 		CHECK_EQ(sp_recv_posts_of(&peer, i), 1);
 		CHECK_EQ(peer.recv_posted[i], 1);
@@ -731,6 +770,7 @@ static void test_recv_reposted(void)
 		struct nvmf_req *r[3];
 		int idx[3];
 		unsigned before = peer.nr_recv_log;
+		unsigned calls_before = peer.post_recv_calls;
 
 		for (unsigned i = 0; i < 3; i++) {
 			r[i] = get_flush_cmd(&q, 1);
@@ -748,6 +788,9 @@ static void test_recv_reposted(void)
 		CHECK_EQ(peer.nr_recv_log, before); /* not before the response is processed */
 		CHECK_EQ(nvmf_queue_process(&q), 3);
 		CHECK_EQ(peer.nr_recv_log, before + 3);
+		/* reaped in one poll: the three buffers go back as one chain, not one call each */
+		CHECK_EQ(peer.post_recv_calls, calls_before + 1);
+		CHECK_EQ(peer.last_recv_batch_n, 3);
 		for (unsigned i = 0; i < 3; i++) {
 			CHECK_EQ(peer.recv_log[before + i], (unsigned)idx[i]);
 			CHECK_EQ(peer.recv_posted[idx[i] < 0 ? 0 : idx[i]], 1);
@@ -782,6 +825,72 @@ static void test_recv_reposted(void)
 	peer.post_recv_rc = -EAGAIN;
 	CHECK_EQ(nvmf_queue_post_recvs(&q), -EAGAIN);
 	CHECK_EQ(q.fatal, -EAGAIN);
+out:
+	nvmf_queue_fini(&q);
+}
+
+/* A completion callback that stages and flushes a new command from inside
+ * nvmf_queue_process: the receive buffers already consumed in that batch are posted again
+ * before the new capsule goes out (the batched re-post must not leave the target without a
+ * buffer for the new command's response), and none is posted twice. */
+struct reflush {
+	struct nvmf_queue *q;
+	unsigned           calls;
+	unsigned           recvs_at_post;  /* receive buffers posted when the capsule went out */
+	unsigned           posted_before;
+};
+
+static void reflush_complete(struct nvmf_queue *q, struct nvmf_req *req, void *arg)
+{
+	struct reflush *rf = arg;
+	struct nvmf_req *r;
+
+	nvmf_queue_put(q, req);
+	if (rf->calls++)
+		return;
+	r = get_flush_cmd(q, 9);
+	if (!r)
+		return;
+	nvmf_queue_stage(q, r, NULL, 0, 0);
+	rf->posted_before = peer.post_sends_calls;
+	CHECK_EQ(nvmf_queue_flush(q), 1);
+	rf->recvs_at_post = 0;
+	for (unsigned i = 0; i < q->depth; i++)
+		rf->recvs_at_post += peer.recv_posted[i];
+}
+
+static void test_recv_reposted_before_flush_in_callback(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_req *r[3];
+	struct reflush rf;
+	unsigned depth = 4;
+
+	setup(&q, depth, NULL);
+	memset(&rf, 0, sizeof(rf));
+	nvmf_queue_set_complete(&q, reflush_complete, &rf);
+	for (unsigned i = 0; i < 3; i++) {
+		r[i] = get_flush_cmd(&q, 1);
+		if (!r[i])
+			goto out;
+		nvmf_queue_stage(&q, r[i], NULL, 0, 0);
+	}
+	CHECK_EQ(nvmf_queue_flush(&q), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		sp_send_done(&peer, nvmf_req_slot(&q, r[i]), 0);
+		CHECK(sp_respond(&peer, r[i]->cid, 0, 0) >= 0);
+	}
+	CHECK_EQ(nvmf_queue_process(&q), 3);
+	CHECK_EQ(rf.calls, 3);
+	CHECK_EQ(peer.post_sends_calls, rf.posted_before + 1);
+	/* at the new capsule's post the first response's buffer was back: only the two whose
+	 * responses were still unreaped were out (without the re-post in flush: three) */
+	CHECK_EQ(rf.recvs_at_post, depth - 2);
+	CHECK_EQ(peer.nr_recv_log, depth + 3);
+	for (unsigned i = 0; i < depth; i++)
+		CHECK_EQ(peer.recv_posted[i], 1);
+	CHECK_EQ(peer.recv_double_posts, 0);
+	CHECK_EQ(q.fatal, 0);
 out:
 	nvmf_queue_fini(&q);
 }
@@ -943,6 +1052,7 @@ int main(void)
 	test_init_bounds();
 	test_available_accounting();
 	test_cid_unique();
+	test_cid_generation_wraps();
 	test_cid_changes_after_many_other_commands();
 	test_stage_flush();
 	test_two_halves();
@@ -953,6 +1063,7 @@ int main(void)
 	test_send_error();
 	test_short_and_failed_receive();
 	test_recv_reposted();
+	test_recv_reposted_before_flush_in_callback();
 	test_exec();
 	test_post_sends_fails();
 	test_put_staged();

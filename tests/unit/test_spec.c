@@ -130,6 +130,45 @@ static void test_sgl_inline_none(void)
 	CHECK_EQ(b[39], 0x40);
 }
 
+/* The I/O path's one-pass builder gives byte for byte the SQE of the composed builders, over
+ * a poisoned SQE (so every byte is written), and refuses what they refuse. */
+static void test_rw_sgl_one_pass(void)
+{
+	static const struct {
+		uint8_t opc; uint32_t nsid; uint64_t slba; uint32_t nlb;
+		int keyed; uint64_t addr; uint32_t len; uint32_t key;
+	} v[] = {
+		{ NVME_CMD_READ, 1, 0, 8, 1, 0x00007f1234567000ull, 4096, 0x2222 },
+		{ NVME_CMD_READ, 0xfffffffe, 0xfedcba9876543210ull, NVME_RW_MAX_NLB, 1,
+		  0xffffffffffffffffull, NVME_SGL_KEYED_MAX_LEN, 0xffffffffu },
+		{ NVME_CMD_WRITE, 0x01020304, 0x0000abcd12345678ull, 1, 1, 0x1000, 512, 0x80000001u },
+		{ NVME_CMD_WRITE, 7, 12345, 8, 0, 0, 4096, 0 },
+		{ NVME_CMD_WRITE, 7, 1, 1, 0, 0x40, 0x12345678, 0 },
+	};
+	struct nvme_sqe a, b;
+
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		poison(&a, sizeof(a));
+		memset(&b, 0x5a, sizeof(b));
+		CHECK_EQ(nvme_cmd_rw(&a, v[i].opc, v[i].nsid, v[i].slba, v[i].nlb), 0);
+		if (v[i].keyed)
+			CHECK_EQ(nvme_sqe_set_sgl_keyed(&a, v[i].addr, v[i].len, v[i].key), 0);
+		else
+			nvme_sqe_set_sgl_inline(&a, v[i].addr, v[i].len);
+		CHECK_EQ(nvme_cmd_rw_sgl(&b, v[i].opc, v[i].nsid, v[i].slba, v[i].nlb, v[i].keyed,
+					 v[i].addr, v[i].len, v[i].key), 0);
+		CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	}
+	poison(&b, sizeof(b));
+	CHECK_EQ(nvme_cmd_rw_sgl(&b, NVME_CMD_READ, 1, 0, 0, 1, 0, 512, 1), -EINVAL);
+	CHECK(all_zero(&b, 0, 64));
+	CHECK_EQ(nvme_cmd_rw_sgl(&b, NVME_CMD_READ, 1, 0, NVME_RW_MAX_NLB + 1, 1, 0, 512, 1), -EINVAL);
+	poison(&b, sizeof(b));
+	CHECK_EQ(nvme_cmd_rw_sgl(&b, NVME_CMD_READ, 1, 0, 8, 1, 0, NVME_SGL_KEYED_MAX_LEN + 1, 1),
+		 -EINVAL);
+	CHECK(all_zero(&b, 0, 64));
+}
+
 static void test_flush_keepalive_identify(void)
 {
 	struct nvme_sqe c;
@@ -871,6 +910,7 @@ int main(void)
 	test_le_helpers();
 	test_write_keyed();
 	test_sgl_inline_none();
+	test_rw_sgl_one_pass();
 	test_flush_keepalive_identify();
 	test_dsm();
 	test_connect();
