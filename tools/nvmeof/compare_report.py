@@ -38,7 +38,8 @@ def run_numbers(rec, clk_tck):
         "mib_s": m["bw_bytes"] / 2.0 ** 20,
         "usr_sys_cpu": m["usr_cpu"] + m["sys_cpu"],
         "ios": m["ios"],
-        "errors": m["total_err"],
+        # fio writes total_err only with continue_on_error; otherwise a job stops at its first error
+        "errors": m["total_err"] or (1 if m["error"] else 0),
         "cpu_us_per_io": (rec["busy_jiffies"] * 1e6 / clk_tck / m["ios"])
         if rec.get("busy_jiffies") is not None and m["ios"] else None,
     }
@@ -239,7 +240,7 @@ def text_table(plan, base, cells):
     """The side-by-side table printed at the end (report.txt)."""
     L = ["nvmeof-compare: median of %d repeat(s), %d s per run; ratios to %s" % (
         plan["repeat"], plan["runtime"], base or "(no kernel initiator)")]
-    hdr = "  %-20s %9s %9s %9s %9s %9s %6s %6s %6s %6s" % (
+    hdr = "  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s" % (
         "initiator", "IOPS", "p50 us", "p99 us", "p99.9 us", "CPU us/IO", "IOPS x", "p99 x", "CPU x", "retry")
     rows = {}
     for c in cells:
@@ -251,7 +252,7 @@ def text_table(plan, base, cells):
                 L.append("  %-20s %s%s" % (c["variant"], c["status"], ": " + c["note"] if c["note"] else ""))
                 continue
             m, r = c["median"], c["ratio"]
-            L.append("  %-20s %9s %9s %9s %9s %9s %6s %6s %6s %6d%s" % (
+            L.append("  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6d%s" % (
                 c["variant"], fmt("iops", m["iops"]), fmt("lat_p50_us", m["lat_p50_us"]),
                 fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
                 fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ratio", r["iops"]),

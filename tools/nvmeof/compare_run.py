@@ -214,7 +214,7 @@ def job_text(row, variant, ctx, runtime, size):
     t = ctx["target"]
     g = ["[global]", "size=%s" % size, "time_based=1", "runtime=%d" % runtime,
          "group_reporting=1", "lat_percentiles=1", "percentile_list=%s" % PERCENTILE_LIST,
-         "randrepeat=1", "norandommap=1", "eta=never"]
+         "randrepeat=1", "norandommap=1"]
     kind = cm.variant_kind(variant)
     if kind == "engine":
         g += ["ioengine=external:%s" % ctx["engine"], "traddr=%s" % t["traddr"],
@@ -249,7 +249,7 @@ def run_fio(fio, text, base, timeout, env=None, cwd=None):
     (A fio --client path would add its argument here.)"""
     with open(base + ".fio", "w") as f:
         f.write(text)
-    argv = [fio, "--output-format=json", "--output=%s.json" % base, base + ".fio"]
+    argv = [fio, "--eta=never", "--output-format=json", "--output=%s.json" % base, base + ".fio"]
     e = dict(os.environ)
     e.update(env or {})
     t0 = time.monotonic()
@@ -304,7 +304,7 @@ def summarize(rec, base):
         m = fiojson.sum_jobs(doc.get("jobs") or doc.get("client_stats") or [])
     except (ValueError, OSError) as e:
         rec["status"] = "fail"
-        rec["note"] = (rec.get("note", "") + "; " if rec.get("note") else "") + "no usable fio JSON: %s" % e
+        rec["note"] = (rec.get("note", "") + "; " if rec.get("note") else "") + "no usable fio JSON: %s" % str(e).replace(os.path.dirname(base) + "/", "")
         return rec
     rec["metrics"] = m
     if rec["rc"] != 0 or m["error"]:
