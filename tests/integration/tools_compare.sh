@@ -10,7 +10,7 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
 OUT=$(mktemp -d "$REPO/build/compare-test.XXXXXX") || exit 1
-"$REPO/tools/nvmeof-compare" --quick --initiators engine-poll,kernel-libaio --runtime 2 --repeat 2 \
+"$REPO/tools/nvmeof-compare" --quick --initiators engine-poll,kernel-libaio --runtime 2 --repeat 2 --size 16m \
 	--out "$OUT" > "$OUT/compare.out" 2>&1
 rc=$?
 cat "$OUT/compare.out"

@@ -152,7 +152,8 @@ def run_testbed(a, plan, out, argv):
     nruns = len(plan["rows"]) * len(plan["variants"]) * plan["repeat"]
     cmd_timeout = nruns * (a.runtime + a.fio_slack) + 2 * a.fio_slack + 660   # + connect, probe, prefill
     boot_timeout = cmd_timeout + 240
-    cmd = [tb, "--out", out, "--smp", str(a.testbed_smp), "--cmd-timeout", str(cmd_timeout),
+    ns_mb = max(256, -(-cm.bs_bytes(a.size) // 2 ** 20))        # the namespaces hold --size
+    cmd = [tb, "--out", out, "--smp", str(a.testbed_smp), "--ns-mb", str(ns_mb), "--cmd-timeout", str(cmd_timeout),
            "--boot-timeout", str(boot_timeout), "--",
            sys.executable, os.path.join(REPO, "tools", "nvmeof-compare"), "--in-testbed"] + forward_args(argv)
     logp = os.path.join(out, "testbed.log")
