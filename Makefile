@@ -124,9 +124,17 @@ demo: deps
 	@$(MAKE) --no-print-directory $(ENGINE)
 	@tests/demo.sh
 
+# `make bench` (issue #9): tools/nvmeof-compare --bench in the testbed: 4 KiB random read and
+# write at QD 1/8/32/128, 128 KiB and 1 MiB sequential read at QD 8, numjobs 1 and 4, through
+# the kernel initiator (libaio, io_uring) and the engine (completion poll/event/hybrid, and
+# io_queues=auto when the engine has it); medians of BENCH_REPEAT alternating repeats, the
+# table printed at the end, report.md/report.json/plots and fio's JSON in build/bench/.
+# env: BENCH_RUNTIME (s per run, 5), BENCH_REPEAT (3), BENCH_SIZE (64m), BENCH_INITIATORS (all).
 bench: deps
 	@$(MAKE) --no-print-directory $(ENGINE)
-	@tests/bench/bench.sh
+	@tools/nvmeof-compare --bench --out build/bench --runtime "$${BENCH_RUNTIME:-5}" \
+	  --repeat "$${BENCH_REPEAT:-3}" --size "$${BENCH_SIZE:-64m}" \
+	  $${BENCH_INITIATORS:+--initiators "$$BENCH_INITIATORS"}
 
 # `make compat`: the engine built with -Werror against Debian's fio 3.33 source ($(CACHE)/fio-src)
 # and upstream fio releases (tarballs in FIO_SOURCES_DIR, unpacked and configured once under

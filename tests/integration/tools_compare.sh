@@ -1,0 +1,144 @@
+#!/bin/bash
+# tools/nvmeof-compare end to end in the testbed: a tiny matrix (4 KiB random read at QD 1 and
+# QD 8) through the engine (completion=poll) and the kernel initiator (libaio), 2 s per run,
+# 2 repeats.  Then, from fio's own JSON files and the /proc/stat lines the runs left (parsed
+# here, not with the tool's code), every number of report.json and of report.md's table is
+# recomputed and compared - medians over the repeats included - and the plots (SVG and PNG,
+# and the data gnuplot drew them from) are checked.  Also: the repeats alternate the
+# initiators, and the kernel controller the tool connected was disconnected.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
+[ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
+OUT=$(mktemp -d "$REPO/build/compare-test.XXXXXX") || exit 1
+"$REPO/tools/nvmeof-compare" --quick --initiators engine-poll,kernel-libaio --runtime 2 --repeat 2 --size 16m \
+	--out "$OUT" > "$OUT/compare.out" 2>&1
+rc=$?
+cat "$OUT/compare.out"
+case $rc in
+0) ;;
+123) echo "SKIP: testbed prerequisites missing (see above)"; exit 77;;
+*) echo "FAIL: nvmeof-compare exited $rc (kept $OUT)"; exit 1;;
+esac
+python3 - "$OUT" "$(getconf CLK_TCK)" <<'PY' || { echo "FAIL (kept $OUT)"; exit 1; }
+import json, os, re, statistics, sys
+out, hz = sys.argv[1], int(sys.argv[2])
+ROWS = ["randread-4k-qd1-j1", "randread-4k-qd8-j1"]
+VARS = ["engine-poll", "kernel-libaio"]
+PCTS = ["50", "90", "99", "99.9", "99.99"]
+fails = []
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+    return cond
+
+def fio_doc(path):
+    text = open(path).read()
+    start = 0 if text.startswith("{") else text.index("\n{") + 1   # notes fio may print first
+    return json.loads(text[start:])
+
+def stat_busy(line):
+    f = [int(x) for x in line.split()[1:]]
+    return f[0] + f[1] + f[2] + f[5] + f[6] + f[7]   # user nice system irq softirq steal
+
+def run_numbers(rid):
+    d = fio_doc(os.path.join(out, "runs", rid + ".json"))
+    check(len(d["jobs"]) == 1, "%s: group_reporting should leave one job, got %d" % (rid, len(d["jobs"])))
+    j = d["jobs"][0]
+    r = j["read"]
+    check(r["total_ios"] > 0 and j["error"] == 0, "%s: no reads or job error" % rid)
+    n = {"iops": r["iops"] + j["write"]["iops"] + j["trim"]["iops"],
+         "mib_s": (r["bw_bytes"] + j["write"]["bw_bytes"] + j["trim"]["bw_bytes"]) / 1048576.0,
+         "usr_sys_cpu": j["usr_cpu"] + j["sys_cpu"]}
+    for p in PCTS:
+        n["lat_p%s_us" % p] = r["lat_ns"]["percentile"]["%f" % float(p)] / 1000.0
+    pre = [l for l in open(os.path.join(out, "runs", rid + ".prerun")) if l.startswith("cpu ")]
+    post = [l for l in open(os.path.join(out, "runs", rid + ".postrun")) if l.startswith("cpu ")]
+    ios = r["total_ios"] + j["write"]["total_ios"] + j["trim"]["total_ios"]
+    n["cpu_us_per_io"] = (stat_busy(post[-1]) - stat_busy(pre[0])) * 1e6 / hz / ios
+    n["errors"] = j.get("total_err", 1 if j["error"] else 0)   # total_err: with continue_on_error
+    return n
+
+FMT = {"iops": "%.1f", "mib_s": "%.2f", "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f"}
+FMT.update({"lat_p%s_us" % p: "%.3f" for p in PCTS})
+expect = {}
+for row in ROWS:
+    for v in VARS:
+        runs = [run_numbers("%s.%s.r%d" % (row, v, k)) for k in (1, 2)]
+        expect[(row, v)] = {k: statistics.median([x[k] for x in runs]) for k in runs[0]}
+        expect[(row, v)]["errors"] = sum(x["errors"] for x in runs)
+        # a median of two is their mean: check that, too, independently of statistics.median
+        m = expect[(row, v)]
+        check(abs(m["iops"] - (runs[0]["iops"] + runs[1]["iops"]) / 2) < 1e-6, "median of 2 repeats")
+
+rep = json.load(open(os.path.join(out, "report.json")))
+check(rep["baseline"] == "kernel-libaio", "baseline %r" % rep["baseline"])
+cells = {(c["row"], c["variant"]): c for c in rep["cells"]}
+check(sorted(cells) == sorted(expect), "report.json cells %s" % sorted(cells))
+close = lambda a, b: a is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+for key, e in expect.items():
+    c = cells.get(key)
+    if not c:
+        continue
+    check(c["status"] == "ok" and c["ok"] == 2 and c["runs"] == 2, "%s: status %s %s/%s" % (key, c["status"], c["ok"], c["runs"]))
+    for k, v in e.items():
+        got = c["errors"] if k == "errors" else c["median"].get(k)
+        check(close(got, v), "report.json %s %s: %r, fio JSON says %r" % (key, k, got, v))
+    b = expect[(key[0], "kernel-libaio")]
+    for k in ("iops", "lat_p99_us", "cpu_us_per_io"):
+        check(close(c["ratio"][k], e[k] / b[k]), "report.json %s ratio %s: %r, expected %r" % (key, k, c["ratio"][k], e[k] / b[k]))
+
+# report.md: the table row of every cell holds the same numbers, formatted as documented
+md = open(os.path.join(out, "report.md")).read()
+cols = None
+mdrows = {}
+for line in md.splitlines():
+    if line.startswith("| row |"):
+        cols = [x.strip() for x in line.strip("|").split("|")]
+    elif cols and line.startswith("| ") and not line.startswith("|---"):
+        f = [x.strip() for x in line.strip("|").split("|")]
+        mdrows[(f[0], f[1])] = dict(zip(cols, f))
+colof = {"iops": "IOPS", "mib_s": "MiB/s", "usr_sys_cpu": "usr+sys %", "cpu_us_per_io": "CPU us/IO"}
+colof.update({"lat_p%s_us" % p: "p%s us" % p for p in PCTS})
+for key, e in expect.items():
+    r = mdrows.get(key)
+    if not check(r is not None, "report.md has no row for %s" % (key,)):
+        continue
+    for k, col in colof.items():
+        check(r[col] == FMT[k] % e[k], "report.md %s %s: %s, fio JSON says %s" % (key, col, r[col], FMT[k] % e[k]))
+    check(r["errors"] == str(e["errors"]), "report.md %s errors %s" % (key, r["errors"]))
+    check(r["runs ok"] == "2/2", "report.md %s runs ok %s" % (key, r["runs ok"]))
+    b = expect[(key[0], "kernel-libaio")]
+    check(r["IOPS ratio"] == "%.2f" % (e["iops"] / b["iops"]), "report.md %s IOPS ratio %s" % (key, r["IOPS ratio"]))
+
+# plots: SVG and PNG, non-empty, embedded/linked in report.md; the IOPS plot's data = the medians
+plots = ["lat-" + r for r in ROWS] + ["iops-qd-randread-4k-j1", "cpu-per-io"]
+for p in plots:
+    svg, png = os.path.join(out, "plots", p + ".svg"), os.path.join(out, "plots", p + ".png")
+    check(os.path.exists(svg) and "<svg" in open(svg, errors="replace").read(), "%s.svg missing or not SVG" % p)
+    check(os.path.exists(png) and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "%s.png missing or not PNG" % p)
+    check("](plots/%s.svg)" % p in md and "(plots/%s.png)" % p in md, "report.md does not embed %s" % p)
+dat = [l.split("\t") for l in open(os.path.join(out, "plots", "iops-qd-randread-4k-j1.iops.dat")).read().splitlines()]
+check(dat[0] == ["iodepth"] + VARS, "iops plot data header %r" % dat[0])
+for line, row in zip(dat[1:], ROWS):
+    for v, x in zip(VARS, line[1:]):
+        check(close(float(x), expect[(row, v)]["iops"]), "iops plot %s %s: %s" % (row, v, x))
+
+# the repeats alternate the initiators (repeat 2 starts with the one repeat 1 ended with)
+order = [(r["row"], r["rep"], r["variant"]) for r in map(json.loads, open(os.path.join(out, "runs.jsonl")))]
+for row in ROWS:
+    seq = [(rep, v) for rw, rep, v in order if rw == row]
+    check(seq == [(1, VARS[0]), (1, VARS[1]), (2, VARS[1]), (2, VARS[0])], "%s run order %s" % (row, seq))
+
+# the kernel controller the tool connected was disconnected before the guest ended
+log = open(os.path.join(out, "compare.out")).read()
+check(re.search(r"nvme disconnect -d nvme\d+: ok", log), "no successful 'nvme disconnect' in the output")
+check(re.search(r"compare: \[8/8\] .* elapsed \d+:\d\d, ~\d+:\d\d left", log), "no progress line [8/8]")
+
+for f in fails:
+    print("FAIL " + f)
+if fails:
+    sys.exit(1)
+print("PASS report.json, report.md, %d plots and the run order agree with fio's JSON (%d cells)" % (len(plots), len(expect)))
+PY
+rm -rf "$OUT"
+echo "PASS tools_compare"

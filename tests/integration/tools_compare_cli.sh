@@ -1,0 +1,75 @@
+#!/bin/bash
+# tools/nvmeof-compare's refusals, on the host (no testbed, nothing runs): write rows on a real
+# target without --destructive, bad --matrix lines, unknown initiators, incomplete target
+# addresses.  Each must exit 2 with one line naming the problem, before anything is created.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+T=$REPO/tools/nvmeof-compare
+WORK=$(mktemp -d /tmp/compare-cli.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+# a stand-in engine file: the plan only checks that it exists (nothing is loaded or run here)
+ENG=$WORK/engine.so; : > "$ENG"
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+# refuse NAME REGEX ARGS...: exit 2, exactly one line of output matching REGEX, no --out dir made
+refuse() {
+	local name=$1 re=$2 out rc
+	shift 2
+	out=$("$T" --engine "$ENG" --out "$WORK/out-$name" "$@" 2>&1)
+	rc=$?
+	if [ $rc != 2 ]; then bad "$name" "exit $rc, not 2: $out"
+	elif [ "$(printf '%s\n' "$out" | wc -l)" != 1 ]; then bad "$name" "not one line: $out"
+	elif ! printf '%s\n' "$out" | grep -qE "$re"; then bad "$name" "no /$re/ in: $out"
+	elif [ -e "$WORK/out-$name" ]; then bad "$name" "created the output directory"
+	else ok "$name: $out"; fi
+}
+# accept NAME REGEX ARGS...: --dry-run exits 0 and prints REGEX
+accept() {
+	local name=$1 re=$2 out rc
+	shift 2
+	out=$("$T" --engine "$ENG" --dry-run "$@" 2>&1)
+	rc=$?
+	if [ $rc != 0 ]; then bad "$name" "exit $rc: $out"
+	elif ! printf '%s\n' "$out" | grep -qE "$re"; then bad "$name" "no /$re/ in: $out"
+	else ok "$name"; fi
+}
+
+REAL=(--traddr 192.0.2.1 --subnqn nqn.2016-06.io.spdk:cnode1 --nsid 1 --initiators engine-poll)
+refuse real-default-matrix 'refusing: 12 row\(s\) write to nqn.2016-06.io.spdk:cnode1 nsid 1 .*--destructive' "${REAL[@]}"
+printf 'rw=randread bs=4k qd=1\nrw=randrw bs=4k qd=8 rwmixread=70\n' > "$WORK/rw.m"
+refuse real-randrw 'refusing: 1 row\(s\) write .*randrw-4k-qd8-j1' "${REAL[@]}" --matrix "$WORK/rw.m"
+accept real-destructive '24 rows x 1 initiators' "${REAL[@]}" --destructive
+printf '# reads only\nrw=randread bs=4k qd=1\n\nrw=read bs=1m qd=8 jobs=4 name=seq1m  # comment\n' > "$WORK/ro.m"
+accept real-reads-only 'seq1m: rw=read bs=1m iodepth=8 numjobs=4' "${REAL[@]}" --matrix "$WORK/ro.m"
+refuse real-no-nsid 'needs --traddr, --subnqn and --nsid' --traddr 192.0.2.1 --subnqn nqn.x
+refuse unknown-initiator "unknown initiator 'kernel-sync'" --initiators engine-poll,kernel-sync --quick
+refuse spdk-without-plugin 'spdk needs --spdk-plugin' --initiators spdk --quick
+refuse missing-matrix 'nosuch.m: cannot read' --matrix "$WORK/nosuch.m"
+
+# bad matrix files: LINE-CONTENT  EXPECTED-MESSAGE (the bad line is always line 2)
+n=0
+while IFS='|' read -r line re; do
+	n=$((n + 1))
+	printf 'rw=read bs=4k qd=1\n%s\n' "$line" > "$WORK/bad$n.m"
+	refuse "matrix-$n" "bad$n.m:2: $re" --matrix "$WORK/bad$n.m"
+done <<'CASES'
+rw=randread bs=4k|iodepth missing
+rw=randread bs=4k qd=0|iodepth=0 is not a whole number 1..4096
+rw=randread bs=4k qd=8 jobs=x|numjobs=x is not a whole number 1..256
+rw=trim bs=4k qd=1|rw=trim is not one of
+rw=read bs=4q qd=1|bs '4q' is not a size
+rw=read bs=1000 qd=1|bs '1000' is not a multiple of 512 bytes
+rw=read bs=4k qd=1 depth=3|unknown key 'depth'
+rw=read bs=4k qd=1 qd=2|iodepth given twice
+rw=read bs=4k qd=1 rwmixread=50|rwmixread only goes with rw=rw or rw=randrw
+rw=read bs=4k qd=1 name=a/b|name=a/b: use 1..64 letters
+rw=read bs=4k iodepth|'iodepth' is not key=value
+rw=read bs=4k qd=1 name=read-4k-qd1-j1|row name read-4k-qd1-j1 already used on line 1
+CASES
+: > "$WORK/empty.m"
+refuse matrix-empty 'empty.m: no rows' --matrix "$WORK/empty.m"
+
+echo "tools_compare_cli: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,229 @@
+"""tools/nvmeof-compare: one job matrix through every NVMe/RDMA initiator found (this engine,
+the kernel nvme-rdma initiator with libaio and io_uring, SPDK's fio plugin when named), against
+the testbed (default) or a real target; fio's JSON per run, report.md/report.json/plots.
+See README.md, "Comparing initiators"."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from . import compare_matrix as cm
+from . import compare_report
+from . import compare_run
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROG = "nvmeof-compare"
+
+
+def die(msg, code=2):
+    print("%s: %s" % (PROG, msg), file=sys.stderr)
+    sys.exit(code)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", help="output directory (default build/compare/YYYYmmdd-HHMMSS)")
+    p.add_argument("--initiators", help="comma list of variants (engine-poll, engine-event, engine-hybrid, "
+                   "engine-{poll,event,hybrid}-qauto, kernel-libaio, kernel-io_uring, spdk) or kinds "
+                   "(engine, kernel, spdk); default: all found")
+    p.add_argument("--repeat", type=int, default=3, help="runs of each row per initiator, median reported (3)")
+    p.add_argument("--runtime", type=int, default=10, help="seconds per run (10)")
+    p.add_argument("--size", default="64m", help="region every job uses, from offset 0 (64m)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--matrix", help="matrix file (format in README / compare_matrix.py)")
+    g.add_argument("--bench", action="store_true", help="issue #9's matrix (make bench)")
+    g.add_argument("--quick", action="store_true", help="tiny matrix: 4k randread QD1 and QD8")
+    p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="the engine .so")
+    p.add_argument("--spdk-plugin", help="SPDK's fio plugin (build/fio/spdk_nvme): adds the spdk initiator")
+    p.add_argument("--fio", default="fio", help="fio binary (fio on PATH)")
+    p.add_argument("--fio-slack", type=int, default=60,
+                   help="seconds a fio may take beyond --runtime before it is killed (60)")
+    p.add_argument("--no-prefill", action="store_true",
+                   help="do not write the region once before the runs (a prefill needs writes allowed)")
+    t = p.add_argument_group("real target (all of traddr, subnqn, nsid; otherwise the testbed)")
+    t.add_argument("--traddr")
+    t.add_argument("--trsvcid", default="4420")
+    t.add_argument("--subnqn")
+    t.add_argument("--nsid", type=int)
+    t.add_argument("--hostnqn")
+    t.add_argument("--rdma-dev", help="RDMA device whose counters are read (default: all)")
+    t.add_argument("--destructive", action="store_true",
+                   help="allow write rows (and the prefill) on the named namespace of a real target")
+    p.add_argument("--testbed-smp", type=int, default=2, help="testbed guest vCPUs (2)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
+    p.add_argument("--report-only", metavar="DIR", help="(re)make the report of an output directory")
+    p.add_argument("--in-testbed", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def resolve_initiators(spec, io_queues, spdk):
+    known = cm.all_variants(True)
+    if not spec:
+        v = [x for x in cm.all_variants(io_queues) if x != "spdk"]
+        return v + (["spdk"] if spdk else [])
+    out = []
+    for w in [x.strip() for x in spec.split(",") if x.strip()]:
+        if w in ("engine", "kernel", "spdk") and w != "spdk":
+            add = [x for x in cm.all_variants(io_queues) if cm.variant_kind(x) == w]
+        elif w in known:
+            add = [w]
+        else:
+            die("unknown initiator %r (known: %s; or engine, kernel)" % (w, ", ".join(known)))
+        if w.endswith("-qauto") and not io_queues:
+            die("initiator %s needs the engine's io_queues option, which %s lacks" % (w, "this engine"))
+        if w == "spdk" and not spdk:
+            die("initiator spdk needs --spdk-plugin=/path/to/spdk_nvme")
+        out += [x for x in add if x not in out]
+    if not out:
+        die("--initiators names no initiator")
+    return out
+
+
+def size_ok(s):
+    try:
+        return cm.bs_bytes(s) > 0
+    except ValueError:
+        return False
+
+
+def make_plan(a):
+    """Validate everything that can be checked before running; returns the plan."""
+    if a.repeat < 1 or a.runtime < 1:
+        die("--repeat and --runtime must be at least 1")
+    if not size_ok(a.size):
+        die("--size %r is not a size like 64m" % a.size)
+    real = any(x is not None for x in (a.traddr, a.subnqn, a.nsid))
+    if real and not (a.traddr and a.subnqn and a.nsid):
+        die("a real target needs --traddr, --subnqn and --nsid (the namespace to use, named explicitly)")
+    if a.matrix:
+        try:
+            rows = cm.load(a.matrix)
+        except cm.MatrixError as e:
+            die(str(e))
+    else:
+        rows = cm.bench_matrix() if a.bench else cm.quick_matrix() if a.quick else cm.default_matrix()
+    if a.spdk_plugin and not os.path.isfile(a.spdk_plugin):
+        die("--spdk-plugin %s: no such file" % a.spdk_plugin)
+    io_queues = compare_run.engine_has_io_queues(a.fio, a.engine) if os.path.exists(a.engine) else False
+    variants = resolve_initiators(a.initiators, io_queues, a.spdk_plugin)
+    if any(cm.variant_kind(v) == "engine" for v in variants) and not os.path.isfile(a.engine):
+        die("engine %s not found (run make, or --engine PATH)" % a.engine)
+    wr = [r["name"] for r in rows if cm.writes(r)]
+    if real and wr and not a.destructive:
+        die("refusing: %d row(s) write to %s nsid %d (%s%s); pass --destructive to allow writes to "
+            "that namespace" % (len(wr), a.subnqn, a.nsid, ", ".join(wr[:3]), ", ..." if len(wr) > 3 else ""))
+    if a.in_testbed:
+        target = {"testbed": True, "traddr": os.environ["TARGET_IP"],
+                  "trsvcid": os.environ.get("TARGET_PORT", "4420"), "subnqn": os.environ["NQN"],
+                  "nsid": 1, "rdma_dev": os.environ.get("RDMA_DEV")}
+    elif real:
+        target = {"testbed": False, "traddr": a.traddr, "trsvcid": a.trsvcid, "subnqn": a.subnqn,
+                  "nsid": a.nsid, "hostnqn": a.hostnqn, "rdma_dev": a.rdma_dev}
+    else:
+        target = {"testbed": True, "traddr": "10.99.0.1", "trsvcid": "4420",
+                  "subnqn": "nqn.2026-12.io.fio-nvmeof:testbed", "nsid": 1, "rdma_dev": "rxe0"}
+    writes_allowed = target["testbed"] or a.destructive
+    return {"rows": rows, "variants": variants, "repeat": a.repeat, "runtime": a.runtime,
+            "size": a.size, "target": target, "io_queues": io_queues,
+            "prefill": writes_allowed and not a.no_prefill}
+
+
+def forward_args(argv):
+    """The arguments the guest half gets: ours minus --out (the guest writes to TESTBED_OUT)."""
+    out, skip = [], False
+    for x in argv:
+        if skip:
+            skip = False
+            continue
+        if x == "--out":
+            skip = True
+            continue
+        if x.startswith("--out="):
+            continue
+        out.append(x)
+    return out
+
+
+def run_testbed(a, plan, out, argv):
+    tb = os.path.join(REPO, "tests", "testbed", "testbed.sh")
+    nruns = len(plan["rows"]) * len(plan["variants"]) * plan["repeat"]
+    cmd_timeout = nruns * (a.runtime + a.fio_slack) + 2 * a.fio_slack + 660   # + connect, probe, prefill
+    boot_timeout = cmd_timeout + 240
+    ns_mb = max(256, -(-cm.bs_bytes(a.size) // 2 ** 20))        # the namespaces hold --size
+    cmd = [tb, "--out", out, "--smp", str(a.testbed_smp), "--ns-mb", str(ns_mb), "--cmd-timeout", str(cmd_timeout),
+           "--boot-timeout", str(boot_timeout), "--",
+           sys.executable, os.path.join(REPO, "tools", "nvmeof-compare"), "--in-testbed"] + forward_args(argv)
+    logp = os.path.join(out, "testbed.log")
+    print("%s: %d runs of %d s (%d rows x %d initiators x %d repeats) in the testbed; worst case %d s; "
+          "console log %s" % (PROG, nruns, a.runtime, len(plan["rows"]), len(plan["variants"]),
+                              plan["repeat"], cmd_timeout, logp), flush=True)
+    with open(logp, "w") as logf:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", stdin=subprocess.DEVNULL)
+        try:
+            for line in p.stdout:
+                logf.write(line)
+                logf.flush()
+                s = line.rstrip("\n")
+                if s.startswith(("compare:", "testbed:", PROG)):
+                    print(s, flush=True)
+            rc = p.wait()
+        except KeyboardInterrupt:
+            p.terminate()             # testbed.sh's trap kills qemu
+            p.wait()
+            raise
+    return rc
+
+
+def report(out):
+    if not os.path.exists(os.path.join(out, "plan.json")):
+        print("%s: no results in %s (plan.json missing)" % (PROG, out), file=sys.stderr)
+        return 1
+    txt, nbad, plot_err = compare_report.write(out)
+    print()
+    print(txt, end="")
+    print()
+    if plot_err:
+        print("%s: plots failed: %s" % (PROG, plot_err), file=sys.stderr)
+    print("%s: report in %s/report.md, report.json, plots/; fio JSON in %s/runs/" % (PROG, out, out))
+    return 1 if nbad else 0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    a = parser().parse_args(argv)
+    if a.report_only:
+        return report(os.path.abspath(a.report_only))
+    plan = make_plan(a)
+    if a.dry_run:
+        print("%s: %d rows x %d initiators (%s) x %d repeats, %d s each; target %s" % (
+            PROG, len(plan["rows"]), len(plan["variants"]), ",".join(plan["variants"]), plan["repeat"],
+            plan["runtime"], "testbed" if plan["target"]["testbed"] else plan["target"]["traddr"]))
+        for r in plan["rows"]:
+            print("  %s: rw=%s bs=%s iodepth=%d numjobs=%d%s" % (
+                r["name"], r["rw"], r["bs"], r["iodepth"], r["numjobs"],
+                " rwmixread=%d" % r["rwmixread"] if "rwmixread" in r else ""))
+        return 0
+    if a.in_testbed:
+        out = os.environ.get("TESTBED_OUT") or die("--in-testbed outside the testbed")
+        return compare_run.execute(plan, out, a)
+    out = os.path.abspath(a.out or os.path.join(REPO, "build", "compare", time.strftime("%Y%m%d-%H%M%S")))
+    os.makedirs(out, exist_ok=True)
+    for f in ("plan.json", "runs.jsonl", "report.md", "report.json", "report.txt"):
+        if os.path.exists(os.path.join(out, f)):
+            os.unlink(os.path.join(out, f))
+    for d in ("runs", "plots"):
+        shutil.rmtree(os.path.join(out, d), ignore_errors=True)
+    if plan["target"]["testbed"]:
+        rc = run_testbed(a, plan, out, argv)
+        if rc != 0:
+            print("%s: the testbed run exited %d" % (PROG, rc), file=sys.stderr)
+    else:
+        rc = compare_run.execute(plan, out, a)
+    if rc == 130 or not os.path.exists(os.path.join(out, "plan.json")):
+        return rc or 1
+    rrc = report(out)
+    return rc or rrc

@@ -1,0 +1,292 @@
+"""The report of tools/nvmeof-compare, made from an output directory (plan.json, runs.jsonl and
+the fio JSON files they name): report.json, report.md (one table, the environment, the plots
+as SVG images with PNG links), plots/*.{svg,png} and report.txt (the side-by-side table the
+command prints at the end).
+
+Numbers: each run's IOPS, bandwidth, total-latency (lat_ns) percentiles, usr+sys CPU and errors
+come from fio's JSON (group_reporting=1: one merged job per run); CPU us per I/O is the
+machine's non-idle jiffies (user+nice+system+irq+softirq+steal of /proc/stat's "cpu" line)
+from the first job's exec_prerun to the last job's exec_postrun, in microseconds, divided by
+the run's I/Os.  A cell (row x initiator) shows the median over its repeats that succeeded,
+each number on its own (the median IOPS and the median p99 may come from different repeats)."""
+import json
+import os
+import statistics
+
+from . import compare_matrix as cm
+from . import fiojson
+from . import gnuplot
+
+METRICS = ("iops", "mib_s", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p99.9_us",
+           "lat_p99.99_us", "usr_sys_cpu", "cpu_us_per_io")
+# how report.md and report.txt print each number (the test formats its own numbers the same way)
+FORMATS = {"iops": "%.1f", "mib_s": "%.2f", "lat_p50_us": "%.3f", "lat_p90_us": "%.3f",
+           "lat_p99_us": "%.3f", "lat_p99.9_us": "%.3f", "lat_p99.99_us": "%.3f",
+           "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f", "ratio": "%.2f"}
+RATIOS = ("iops", "lat_p99_us", "cpu_us_per_io")
+
+
+def fmt(key, v):
+    return "-" if v is None else FORMATS[key] % v
+
+
+def run_numbers(rec, clk_tck):
+    """The numbers of one run record (see compare_run.summarize)."""
+    m = rec["metrics"]
+    n = {
+        "iops": m["iops"],
+        "mib_s": m["bw_bytes"] / 2.0 ** 20,
+        "usr_sys_cpu": m["usr_cpu"] + m["sys_cpu"],
+        "ios": m["ios"],
+        # fio writes total_err only with continue_on_error; otherwise a job stops at its first error
+        "errors": m["total_err"] or (1 if m["error"] else 0),
+        "cpu_us_per_io": (rec["busy_jiffies"] * 1e6 / clk_tck / m["ios"])
+        if rec.get("busy_jiffies") is not None and m["ios"] else None,
+    }
+    for p in fiojson.PERCENTILES:
+        k = "lat_p%s_us" % format(p, "g")
+        n[k] = m.get(k)
+    return n
+
+
+def _median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def aggregate(out):
+    with open(os.path.join(out, "plan.json")) as f:
+        plan = json.load(f)
+    recs = []
+    path = os.path.join(out, "runs.jsonl")
+    if os.path.exists(path):
+        with open(path) as f:
+            recs = [json.loads(l) for l in f if l.strip()]
+    clk = plan["env"]["clk_tck"]
+    variants = plan["variants"]
+    base = next((b for b in ("kernel-libaio", "kernel-io_uring")
+                 if b in variants and any(r["variant"] == b and r["status"] == "ok" for r in recs)), None)
+    cells = []
+    for row in plan["rows"]:
+        line = {}
+        for v in variants:
+            rs = [r for r in recs if r["row"] == row["name"] and r["variant"] == v]
+            ok = [r for r in rs if r["status"] == "ok"]
+            per = []
+            for r in rs:
+                p = {"rep": r["rep"], "status": r["status"], "json": r.get("json"), "note": r.get("note", ""),
+                     "counters": r.get("counters", {})}
+                if "metrics" in r:
+                    p.update(run_numbers(r, clk))
+                per.append(p)
+            med = {k: _median([p.get(k) for p in per if p["status"] == "ok"]) for k in METRICS}
+            counters = {}
+            for p in per:
+                for k, d in p["counters"].items():
+                    counters[k] = counters.get(k, 0) + d
+            status = "ok" if ok and len(ok) == len(rs) else ("unavailable" if rs and all(
+                r["status"] == "unavailable" for r in rs) else ("not run" if not rs else (
+                    "partial" if ok else "failed")))
+            cell = {"row": row["name"], "variant": v, "rw": row["rw"], "bs": row["bs"],
+                    "iodepth": row["iodepth"], "numjobs": row["numjobs"], "status": status,
+                    "runs": len(rs), "ok": len(ok), "failed": sum(r["status"] == "fail" for r in rs),
+                    "errors": sum(p.get("errors", 0) for p in per),
+                    "note": "; ".join(sorted({r["note"] for r in rs if r.get("note")})),
+                    "median": med, "counters": counters, "per_run": per}
+            line[v] = cell
+            cells.append(cell)
+        b = line.get(base) if base else None
+        for v, cell in line.items():
+            cell["ratio"] = {}
+            for k in RATIOS:
+                x, y = cell["median"][k], b["median"][k] if b else None
+                cell["ratio"][k] = (x / y) if x is not None and y else None
+    return plan, recs, base, cells
+
+
+# ------------------------------------------------------------------ plots
+def _dat(header, lines):
+    out = ["\t".join(header)]
+    for l in lines:
+        out.append("\t".join(l[:1] + ["NaN" if v is None else repr(float(v)) for v in l[1:]]))
+    return "\n".join(out) + "\n"
+
+
+PLOT_HEAD = "set termoption noenhanced\nset key outside right top\nset grid\n"
+
+
+def plots(out, plan, cells):
+    """Draw the plots; returns [(title, base path relative to OUT)].  Without gnuplot: []."""
+    if not gnuplot.available():
+        return []
+    pdir = os.path.join(out, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    variants = plan["variants"]
+    by = {(c["row"], c["variant"]): c for c in cells}
+    have = [v for v in variants if any(by[(r["name"], v)]["ok"] for r in plan["rows"])]
+    if not have:
+        return []
+    made = []
+    n = len(have) + 1
+    # latency percentiles per initiator, one plot per row
+    for row in plan["rows"]:
+        lines = []
+        for p in fiojson.PERCENTILES:
+            k = "lat_p%s_us" % format(p, "g")
+            lines.append(["p%s" % format(p, "g")] + [by[(row["name"], v)]["median"][k] for v in have])
+        base = "plots/lat-%s" % row["name"]
+        gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
+            "set title 'total latency percentiles: %s (median of repeats)'\nset ylabel 'microseconds'\n"
+            "set logscale y\nset xlabel 'percentile'\n"
+            "plot for [i=2:%d] '{lat}' using 0:i:xtic(1) with linespoints lw 2 title columnhead(i)\n"
+            % (row["name"], n)), {"lat": _dat(["pct"] + have, lines)})
+        made.append(("latency percentiles, %s" % row["name"], base))
+    # IOPS versus queue depth, one plot per (rw, bs, numjobs)
+    groups = {}
+    for row in plan["rows"]:
+        groups.setdefault((row["rw"], row["bs"], row["numjobs"]), []).append(row)
+    for (rw, bs, nj), rows in groups.items():
+        rows = sorted(rows, key=lambda r: r["iodepth"])
+        lines = [[str(r["iodepth"])] + [by[(r["name"], v)]["median"]["iops"] for v in have] for r in rows]
+        base = "plots/iops-qd-%s-%s-j%d" % (rw, bs.lower(), nj)
+        gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
+            "set title 'IOPS versus queue depth: %s %s numjobs=%d (median of repeats)'\n"
+            "set xlabel 'iodepth'\nset ylabel 'IOPS'\nset logscale x 2\nset yrange [0:*]\n"
+            "set offsets graph 0.05, graph 0.05, 0, 0\n"
+            "plot for [i=2:%d] '{iops}' using 1:i with linespoints lw 2 pt 7 title columnhead(i)\n"
+            % (rw, bs, nj, n)), {"iops": _dat(["iodepth"] + have, lines)})
+        made.append(("IOPS versus queue depth, %s %s numjobs=%d" % (rw, bs, nj), base))
+    # CPU per I/O, all rows
+    lines = [[r["name"]] + [by[(r["name"], v)]["median"]["cpu_us_per_io"] for v in have] for r in plan["rows"]]
+    base = "plots/cpu-per-io"
+    gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
+        "set title 'CPU microseconds per I/O, whole machine (median of repeats)'\n"
+        "set ylabel 'CPU us per I/O'\nset yrange [0:*]\nset style data histograms\n"
+        "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+        "set xtics rotate by -30 left\nset bmargin 8\n"
+        "plot for [i=2:%d] '{cpu}' using i:xtic(1) title columnhead(i)\n" % n),
+        {"cpu": _dat(["row"] + have, lines)})
+    made.append(("CPU microseconds per I/O", base))
+    return made
+
+
+# ------------------------------------------------------------------ report.md / .json / .txt
+def _env_lines(env):
+    L = ["- kernel %s; %s; nvme-cli: %s" % (env["kernel"], env["fio"], env.get("nvme_cli") or "n/a"),
+         "- %d CPUs (%s)%s; CPU governor: %s; NUMA nodes: %d; CLK_TCK %d" % (
+             env["cpus"], env["cpu_model"], ", under a hypervisor" if env["hypervisor"] else "",
+             env["cpu_governor"], env["numa_nodes"], env["clk_tck"])]
+    for d in env["rdma"]:
+        L.append("- RDMA device %s: firmware %s, NUMA node %s%s" % (
+            d["name"], d["fw_ver"] or "?", d["numa_node"],
+            ", software RDMA on %s" % d["parent"] if d["software"] else ""))
+    for w in env["warnings"]:
+        L.append("- **warning:** %s" % w)
+    return L
+
+
+def markdown(plan, base, cells, made):
+    t = plan["target"]
+    L = ["# nvmeof-compare report", "",
+         "Target: %s (%s:%s, %s, nsid %s)%s. Matrix: %d rows x %d initiators x %d repeats, %d s per "
+         "run, region %s." % ("the testbed (qemu TCG, Soft-RoCE, Linux nvmet_rdma)" if t.get("testbed")
+                              else "real target", t["traddr"], t["trsvcid"], t["subnqn"], t["nsid"],
+                              ", kernel initiator on %s" % t["kernel_dev"] if t.get("kernel_dev") else "",
+                              len(plan["rows"]), len(plan["variants"]), plan["repeat"], plan["runtime"],
+                              plan["size"]), "",
+         "Every number is the median over the repeats that succeeded (each column on its own). "
+         "Latencies are fio's total latency (lat_ns) percentiles in microseconds; usr+sys is fio's "
+         "CPU percentage; CPU us/IO is the whole machine's non-idle CPU time over fio's I/O loop "
+         "divided by the I/Os. Ratios are to %s." % (base or "the kernel initiator (none ran: no ratios)"), "",
+         "## Environment", ""]
+    L += _env_lines(plan["env"])
+    L += ["", "## Results", "",
+          "| row | initiator | runs ok | IOPS | MiB/s | p50 us | p90 us | p99 us | p99.9 us | p99.99 us "
+          "| usr+sys % | CPU us/IO | errors | IOPS ratio | p99 ratio | CPU/IO ratio |",
+          "|---|---|---|" + "---:|" * 13]
+    for c in cells:
+        m, r = c["median"], c["ratio"]
+        if c["status"] in ("unavailable", "not run"):
+            L.append("| %s | %s | %s: %s |%s" % (c["row"], c["variant"], c["status"], c["note"], " |" * 13))
+            continue
+        L.append("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |" % (
+            c["row"], c["variant"], c["ok"], c["runs"], fmt("iops", m["iops"]), fmt("mib_s", m["mib_s"]),
+            fmt("lat_p50_us", m["lat_p50_us"]), fmt("lat_p90_us", m["lat_p90_us"]),
+            fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
+            fmt("lat_p99.99_us", m["lat_p99.99_us"]), fmt("usr_sys_cpu", m["usr_sys_cpu"]),
+            fmt("cpu_us_per_io", m["cpu_us_per_io"]), c["errors"], fmt("ratio", r["iops"]),
+            fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"])))
+    bad = [c for c in cells if c["status"] in ("failed", "partial")]
+    if bad:
+        L += ["", "Failed runs:", ""]
+        L += ["- %s / %s: %d of %d failed: %s" % (c["row"], c["variant"], c["failed"], c["runs"], c["note"])
+              for c in bad]
+    cnt = [c for c in cells if any(c["counters"].values())]
+    L += ["", "## RDMA counters", "",
+          "Retransmission-type counters of the RDMA device (initiator and target together when they "
+          "share it, as in the testbed), summed over the repeats; only cells where one moved:", ""]
+    L += ["- %s / %s: %s" % (c["row"], c["variant"], ", ".join(
+        "%s=%d" % kv for kv in sorted(c["counters"].items()) if kv[1])) for c in cnt] or ["- none moved"]
+    if made:
+        L += ["", "## Plots", ""]
+        for title, b in made:
+            L += ["### %s" % title, "", "![%s](%s.svg)" % (title, b), "", "[PNG](%s.png)" % b, ""]
+    else:
+        L += ["", "(no plots: gnuplot not found, or no run succeeded)"]
+    return "\n".join(L) + "\n"
+
+
+def text_table(plan, base, cells):
+    """The side-by-side table printed at the end (report.txt)."""
+    L = ["nvmeof-compare: median of %d repeat(s), %d s per run; ratios to %s" % (
+        plan["repeat"], plan["runtime"], base or "(no kernel initiator)")]
+    hdr = "  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s" % (
+        "initiator", "IOPS", "p50 us", "p99 us", "p99.9 us", "CPU us/IO", "IOPS x", "p99 x", "CPU x", "retry")
+    rows = {}
+    for c in cells:
+        rows.setdefault(c["row"], []).append(c)
+    for name, cs in rows.items():
+        L += ["", "== %s ==" % name, hdr]
+        for c in cs:
+            if c["status"] in ("unavailable", "not run", "failed"):
+                L.append("  %-20s %s%s" % (c["variant"], c["status"], ": " + c["note"] if c["note"] else ""))
+                continue
+            m, r = c["median"], c["ratio"]
+            L.append("  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6d%s" % (
+                c["variant"], fmt("iops", m["iops"]), fmt("lat_p50_us", m["lat_p50_us"]),
+                fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
+                fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ratio", r["iops"]),
+                fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"]),
+                sum(c["counters"].values()), "" if c["status"] == "ok" else "  (%s)" % c["status"]))
+    for w in plan["env"]["warnings"]:
+        L.append("WARNING: " + w)
+    return "\n".join(L) + "\n"
+
+
+def write(out):
+    """Make every report file in OUT; returns (text table, number of failed cells)."""
+    plan, _recs, base, cells = aggregate(out)
+    try:
+        made = plots(out, plan, cells)
+        plot_err = None
+    except RuntimeError as e:
+        made, plot_err = [], str(e)
+    md = markdown(plan, base, cells, made)
+    if plot_err:
+        md += "\nPlots failed: %s\n" % plot_err
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(md)
+    doc = {"tool": "nvmeof-compare", "rows": plan["rows"], "variants": plan["variants"],
+           "repeat": plan["repeat"], "runtime": plan["runtime"], "size": plan["size"],
+           "target": plan["target"], "env": plan["env"], "baseline": base, "metrics": list(METRICS),
+           "cells": cells, "plots": [{"title": t, "svg": b + ".svg", "png": b + ".png"} for t, b in made]}
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+    txt = text_table(plan, base, cells)
+    with open(os.path.join(out, "report.txt"), "w") as f:
+        f.write(txt)
+    nbad = sum(c["status"] in ("failed", "partial") for c in cells) + (1 if plot_err else 0)
+    return txt, nbad, plot_err
+
+
+__all__ = ["write", "aggregate", "METRICS", "FORMATS", "cm"]

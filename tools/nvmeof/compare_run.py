@@ -1,0 +1,463 @@
+"""Running the matrix of tools/nvmeof-compare where the initiators are (the testbed guest, or
+this machine against a real target): the environment, the kernel initiator's connection, and
+every fio run through run_fio(), which writes a job file and runs fio on it.
+
+Files in the output directory: plan.json (rows, variants, repeat, target, environment),
+runs.jsonl (one record per fio run, appended as each ends), runs/ID.{fio,json,log} and
+runs/ID.{prerun,postrun} (the first line of /proc/stat, appended by fio's exec_prerun and
+exec_postrun hooks of every job: the I/O loop is from the first prerun line to the last
+postrun line)."""
+import glob
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from . import compare_matrix as cm
+from . import fiojson
+
+PERCENTILE_LIST = "50:90:99:99.9:99.99"
+# Soft-RoCE's counters (and similar ones of real HCAs) that explain outliers: retransmissions
+# (an ACK timer fired), the duplicates they cause, RNR NAKs, out-of-sequence packets.
+COUNTER_RE = re.compile(r"retry|retrans|rnr|out_of_seq|duplicate|timeout", re.I)
+
+
+def log(msg):
+    print("compare: " + msg, flush=True)
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum, _frame):
+    raise Interrupted(signal.Signals(signum).name)
+
+
+# ------------------------------------------------------------------ environment
+def _read(path, default=None):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def _cmd(argv):
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr).strip() else ""
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def rdma_devices():
+    out = []
+    for d in sorted(glob.glob("/sys/class/infiniband/*")):
+        name = os.path.basename(d)
+        drv = os.path.realpath(os.path.join(d, "device", "driver")) if os.path.exists(
+            os.path.join(d, "device", "driver")) else ""
+        out.append({
+            "name": name,
+            "fw_ver": _read(os.path.join(d, "fw_ver"), ""),
+            "node_type": _read(os.path.join(d, "node_type"), ""),
+            "numa_node": _read(os.path.join(d, "device", "numa_node"), "n/a"),
+            "parent": _read(os.path.join(d, "parent"), ""),      # Soft-RoCE: the netdev
+            "driver": os.path.basename(drv),
+            "software": name.startswith(("rxe", "siw")) or os.path.exists(os.path.join(d, "parent")),
+        })
+    return out
+
+
+def environment(fio, rdma_dev=None):
+    govs = sorted({_read(p, "?") for p in glob.glob(
+        "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor")})
+    cpuinfo = _read("/proc/cpuinfo", "")
+    model = re.search(r"^model name\s*:\s*(.*)$", cpuinfo, re.M)
+    numa = glob.glob("/sys/devices/system/node/node[0-9]*")
+    env = {
+        "kernel": platform.release(),
+        "fio": _cmd([fio, "--version"]),
+        "nvme_cli": _cmd(["nvme", "version"]) if shutil.which("nvme") else None,
+        "cpus": os.cpu_count(),
+        "cpu_model": model.group(1) if model else "?",
+        "hypervisor": bool(re.search(r"^flags\s*:.*\bhypervisor\b", cpuinfo, re.M)),
+        "numa_nodes": len(numa) or 1,
+        "cpu_governor": ",".join(govs) if govs else "n/a (no cpufreq)",
+        "clk_tck": os.sysconf("SC_CLK_TCK"),
+        "rdma": rdma_devices(),
+        "testbed": os.environ.get("TESTBED") == "1",
+    }
+    w = []
+    if govs and govs != ["performance"]:
+        w.append("CPU governor is %s, not performance: clock changes between runs move the numbers"
+                 % env["cpu_governor"])
+    if env["hypervisor"] or env["testbed"]:
+        w.append("running in a virtual machine%s: absolute numbers are not the hardware's; compare "
+                 "ratios within one run" % (" (the testbed: qemu TCG emulation)" if env["testbed"] else ""))
+    devs = [d for d in env["rdma"] if not rdma_dev or d["name"] == rdma_dev]
+    if any(d["software"] for d in devs):
+        w.append("software RDMA device (%s): the NIC's work runs on the CPUs and counts in CPU us/IO "
+                 "of every initiator" % ",".join(d["name"] for d in devs if d["software"]))
+    if env["numa_nodes"] > 1:
+        nodes = ",".join("%s:%s" % (d["name"], d["numa_node"]) for d in devs)
+        w.append("%d NUMA nodes and fio is not pinned: run it under numactl on the HCA's node (%s) "
+                 "for stable numbers" % (env["numa_nodes"], nodes))
+    if not env["rdma"]:
+        w.append("no RDMA device in /sys/class/infiniband")
+    env["warnings"] = w
+    return env
+
+
+def print_environment(env):
+    log("environment: kernel %s, %s, %d CPUs (%s), governor %s, NUMA nodes %d, CLK_TCK %d"
+        % (env["kernel"], env["fio"], env["cpus"], env["cpu_model"], env["cpu_governor"],
+           env["numa_nodes"], env["clk_tck"]))
+    for d in env["rdma"]:
+        log("RDMA device %s: firmware %s, NUMA node %s%s" % (
+            d["name"], d["fw_ver"] or "?", d["numa_node"],
+            ", software (on %s)" % d["parent"] if d["software"] else ""))
+    for x in env["warnings"]:
+        log("WARNING: " + x)
+
+
+def counters_snapshot(dev):
+    out = {}
+    for p in sorted(glob.glob("/sys/class/infiniband/%s/ports/*/hw_counters/*" % (dev or "*"))):
+        name = os.path.basename(p)
+        if COUNTER_RE.search(name):
+            v = _read(p)
+            if v is not None and v.isdigit():
+                key = "%s/%s" % (p.split("/")[4], name) if not dev else name
+                out[key] = int(v)
+    return out
+
+
+# ------------------------------------------------------------------ the kernel initiator
+def find_block_device(subnqn, nsid):
+    for d in sorted(glob.glob("/sys/block/nvme*n*")):
+        if re.match(r"^nvme\d+c\d+n\d+$", os.path.basename(d)):
+            continue                            # multipath path devices
+        if _read(d + "/nsid") == str(nsid) and _read(d + "/device/subsysnqn") == subnqn:
+            return "/dev/" + os.path.basename(d)
+    return None
+
+
+def controllers(subnqn):
+    return {os.path.basename(c) for c in glob.glob("/sys/class/nvme/nvme*")
+            if _read(c + "/subsysnqn") == subnqn and _read(c + "/transport") == "rdma"}
+
+
+class KernelInitiator:
+    """The kernel nvme-rdma initiator on the target's namespace: connected with nvme-cli unless
+    a controller of that subsystem is already there; disconnect() removes only the controllers
+    connect() made (called from a finally and on SIGINT/SIGTERM)."""
+
+    def __init__(self, target):
+        self.t = target
+        self.made = set()
+        self.dev = None
+        self.why = None
+
+    def connect(self):
+        t = self.t
+        dev = find_block_device(t["subnqn"], t["nsid"])
+        if dev:
+            self.dev = dev
+            log("kernel initiator: %s already connected (%s), left connected afterwards" % (t["subnqn"], dev))
+            return True
+        if not shutil.which("nvme"):
+            self.why = "nvme-cli (nvme) not found"
+            return False
+        subprocess.run(["modprobe", "nvme-rdma"], capture_output=True)
+        before = controllers(t["subnqn"])
+        argv = ["nvme", "connect", "-t", "rdma", "-a", t["traddr"], "-s", str(t["trsvcid"]),
+                "-n", t["subnqn"]]
+        if t.get("hostnqn"):
+            argv += ["-q", t["hostnqn"]]
+        log("kernel initiator: " + " ".join(argv))
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        finally:
+            self.made = controllers(t["subnqn"]) - before
+        if p.returncode != 0:
+            self.why = "nvme connect failed: " + (p.stderr or p.stdout).strip().replace("\n", " ")[:200]
+            return False
+        for _ in range(300):
+            self.dev = find_block_device(t["subnqn"], t["nsid"])
+            if self.dev:
+                log("kernel initiator: controller %s, namespace %s on %s"
+                    % (",".join(sorted(self.made)) or "?", t["nsid"], self.dev))
+                return True
+            time.sleep(0.1)
+        self.why = "no block device for %s nsid %s after connecting" % (t["subnqn"], t["nsid"])
+        return False
+
+    def disconnect(self):
+        for c in sorted(self.made):
+            p = subprocess.run(["nvme", "disconnect", "-d", c], capture_output=True, text=True, timeout=60)
+            log("kernel initiator: nvme disconnect -d %s: %s" % (
+                c, "ok" if p.returncode == 0 else (p.stderr or p.stdout).strip()[:200]))
+        self.made = set()
+
+
+# ------------------------------------------------------------------ fio
+def job_text(row, variant, ctx, runtime, size):
+    """The fio job file for ROW through VARIANT.  CTX: engine, target, kernel_dev, spdk_plugin,
+    hooks (prerun/postrun file paths)."""
+    t = ctx["target"]
+    g = ["[global]", "size=%s" % size, "time_based=1", "runtime=%d" % runtime,
+         "group_reporting=1", "lat_percentiles=1", "percentile_list=%s" % PERCENTILE_LIST,
+         "randrepeat=1", "norandommap=1"]
+    kind = cm.variant_kind(variant)
+    if kind == "engine":
+        g += ["ioengine=external:%s" % ctx["engine"], "traddr=%s" % t["traddr"],
+              "trsvcid=%s" % t["trsvcid"], "subnqn=%s" % t["subnqn"], "nsid=%s" % t["nsid"]]
+        if t.get("hostnqn"):
+            g.append("hostnqn=%s" % t["hostnqn"])
+        parts = variant.split("-")
+        g.append("completion=%s" % parts[1])
+        if len(parts) > 2 and parts[2] == "qauto":
+            g.append("io_queues=auto")
+    elif kind == "kernel":
+        g += ["ioengine=%s" % variant.split("-", 1)[1], "filename=%s" % ctx["kernel_dev"], "direct=1"]
+    elif kind == "spdk":
+        fn = "trtype=RDMA adrfam=IPv4 traddr=%s trsvcid=%s subnqn=%s ns=%s" % (
+            t["traddr"], t["trsvcid"], t["subnqn"].replace(":", "\\:"), t["nsid"])
+        g += ["ioengine=spdk", "thread=1", "filename=%s" % fn]
+    if ctx.get("hooks"):
+        pre, post = ctx["hooks"]
+        g.append("exec_prerun=sh -c %s" % shlex.quote("head -1 /proc/stat >> %s" % shlex.quote(pre)))
+        g.append("exec_postrun=sh -c %s" % shlex.quote("head -1 /proc/stat >> %s" % shlex.quote(post)))
+    j = ["[%s]" % row["name"], "rw=%s" % row["rw"], "bs=%s" % row["bs"],
+         "iodepth=%d" % row["iodepth"], "numjobs=%d" % row["numjobs"]]
+    if "rwmixread" in row:
+        j.append("rwmixread=%d" % row["rwmixread"])
+    return "\n".join(g + [""] + j) + "\n"
+
+
+def run_fio(fio, text, base, timeout, env=None, cwd=None):
+    """The one place a fio runs: TEXT is written to BASE.fio, fio writes its JSON to BASE.json
+    and its other output to BASE.log.  Killed (its process group) after TIMEOUT seconds (rc 124)
+    or when this process is interrupted (the exception goes on).  Returns (rc, wall seconds).
+    (A fio --client path would add its argument here.)"""
+    with open(base + ".fio", "w") as f:
+        f.write(text)
+    argv = [fio, "--eta=never", "--output-format=json", "--output=%s.json" % base, base + ".fio"]
+    e = dict(os.environ)
+    e.update(env or {})
+    t0 = time.monotonic()
+    with open(base + ".log", "w") as logf:
+        p = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             env=e, cwd=cwd, start_new_session=True)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(p)
+            rc = 124
+            logf.write("\ncompare: fio killed after %d s\n" % timeout)
+        except BaseException:
+            _kill(p)
+            raise
+    return rc, time.monotonic() - t0
+
+
+def _kill(p):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _stat_lines(path):
+    txt = _read(path, "")
+    return [l for l in txt.splitlines() if l.startswith("cpu ")]
+
+
+def busy_jiffies(line):
+    """Non-idle jiffies of a /proc/stat "cpu" line: user+nice+system+irq+softirq+steal."""
+    f = [int(x) for x in line.split()[1:]]
+    return f[0] + f[1] + f[2] + f[5] + f[6] + f[7]
+
+
+def summarize(rec, base):
+    """Add the numbers of fio's JSON and the CPU hooks to run record REC (done on the running
+    side so that runs.jsonl is complete by itself; the report recomputes nothing else)."""
+    pre, post = _stat_lines(base + ".prerun"), _stat_lines(base + ".postrun")
+    if pre and post:
+        rec["stat_first_prerun"], rec["stat_last_postrun"] = pre[0], post[-1]
+        rec["busy_jiffies"] = busy_jiffies(post[-1]) - busy_jiffies(pre[0])
+    try:
+        doc = fiojson.load(base + ".json")
+        m = fiojson.sum_jobs(doc.get("jobs") or doc.get("client_stats") or [])
+    except (ValueError, OSError) as e:
+        rec["status"] = "fail"
+        rec["note"] = (rec.get("note", "") + "; " if rec.get("note") else "") + "no usable fio JSON: %s" % str(e).replace(os.path.dirname(base) + "/", "")
+        return rec
+    rec["metrics"] = m
+    if rec["rc"] != 0 or m["error"]:
+        rec["status"] = "fail"
+    elif not m["ios"]:
+        rec["status"] = "fail"
+        rec["note"] = "no I/O completed"
+    return rec
+
+
+def execute(plan, out, args):
+    """Run PLAN (rows x variants x repeats) here.  Returns the exit status (0 all ran, 1 a run
+    failed)."""
+    fio = args.fio
+    target = plan["target"]
+    rows, variants, repeat = plan["rows"], plan["variants"], plan["repeat"]
+    env = environment(fio, target.get("rdma_dev"))
+    plan["env"] = env
+    print_environment(env)
+    os.makedirs(os.path.join(out, "runs"), exist_ok=True)
+    manifest = os.path.join(out, "runs.jsonl")
+    open(manifest, "w").close()
+    work = os.path.join(out, "runs")
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    kernel = KernelInitiator(target)
+    unavailable = {}
+    failed = 0
+    ctx = {"engine": args.engine, "target": target, "kernel_dev": None}
+    try:
+        if any(cm.variant_kind(v) == "kernel" for v in variants):
+            if kernel.connect():
+                ctx["kernel_dev"] = kernel.dev
+                target["kernel_dev"] = kernel.dev
+            else:
+                log("kernel initiator unavailable: %s" % kernel.why)
+                for v in variants:
+                    if cm.variant_kind(v) == "kernel":
+                        unavailable[v] = kernel.why
+                failed += 1
+            if "kernel-io_uring" in variants and ctx["kernel_dev"]:
+                rc, _ = run_fio(fio, "[probe]\nioengine=io_uring\nfilename=%s\ndirect=1\nrw=read\nbs=4k\n"
+                                "size=4k\n" % ctx["kernel_dev"], os.path.join(work, "io_uring-probe"), 60)
+                if rc != 0:
+                    unavailable["kernel-io_uring"] = "io_uring unavailable here (fio probe exited %d)" % rc
+                    log(unavailable["kernel-io_uring"])
+        if args.spdk_plugin:
+            ctx["spdk_env"] = {"LD_PRELOAD": args.spdk_plugin}
+        with open(os.path.join(out, "plan.json"), "w") as f:
+            json.dump(plan, f, indent=1)
+        slack = args.fio_slack
+        if plan["prefill"]:
+            pv = next((v for v in variants if v not in unavailable and cm.variant_kind(v) != "spdk"), None)
+            if pv:
+                fill = cm.make_row("write", "128k", 8, 1, name="prefill")
+                text = job_text(fill, pv, ctx, 0, plan["size"]).replace("time_based=1\nruntime=0\n", "")
+                log("prefill: writing the first %s of the namespace sequentially through %s" % (plan["size"], pv))
+                rc, wall = run_fio(fio, text, os.path.join(work, "prefill"), 600 + slack,
+                                   env=ctx.get("spdk_env") if pv == "spdk" else None, cwd=work)
+                log("prefill: %s (%.1f s)" % ("ok" if rc == 0 else "FAILED rc %d" % rc, wall))
+                failed += rc != 0
+        total = len(rows) * len(variants) * repeat
+        n = 0
+        t_start = time.monotonic()
+        done_walls = []
+        for row in rows:
+            for rep in range(repeat):
+                order = variants[rep % len(variants):] + variants[:rep % len(variants)]
+                for v in order:
+                    n += 1
+                    rid = "%s.%s.r%d" % (row["name"], v, rep + 1)
+                    rec = {"id": rid, "row": row["name"], "variant": v, "rep": rep + 1, "rc": None,
+                           "status": "ok", "note": ""}
+                    if v in unavailable:
+                        rec.update(status="unavailable", note=unavailable[v])
+                        _append(manifest, rec)
+                        continue
+                    elapsed = time.monotonic() - t_start
+                    left_runs = total - n + 1
+                    per = (sum(done_walls) / len(done_walls)) if done_walls else args.runtime + 10
+                    log("[%d/%d] %s %s repeat %d/%d: elapsed %s, ~%s left" % (
+                        n, total, v, row["name"], rep + 1, repeat, _hms(elapsed), _hms(per * left_runs)))
+                    base = os.path.join(work, rid)
+                    for ext in (".prerun", ".postrun"):
+                        if os.path.exists(base + ext):
+                            os.unlink(base + ext)
+                    c = dict(ctx, hooks=(base + ".prerun", base + ".postrun"))
+                    snap0 = counters_snapshot(target.get("rdma_dev"))
+                    rc, wall = run_fio(fio, job_text(row, v, c, args.runtime, plan["size"]), base,
+                                       args.runtime + slack,
+                                       env=ctx.get("spdk_env") if v == "spdk" else None, cwd=work)
+                    snap1 = counters_snapshot(target.get("rdma_dev"))
+                    done_walls.append(wall)
+                    rec.update(rc=rc, wall_s=round(wall, 3), json="runs/%s.json" % rid,
+                               counters={k: snap1[k] - snap0.get(k, 0) for k in snap1})
+                    if rc != 0:
+                        rec["note"] = "fio killed after %d s" % (args.runtime + slack) if rc == 124 \
+                            else "fio exited %d" % rc
+                    summarize(rec, base)
+                    _append(manifest, rec)
+                    if rec["status"] == "ok":
+                        m = rec["metrics"]
+                        log("  ok: %.0f IOPS, p99 %s us (%.1f s)" % (
+                            m["iops"], _f(m.get("lat_p99_us")), wall))
+                    else:
+                        failed += 1
+                        log("  FAILED %s: %s; fio said:" % (rid, rec["note"] or "job error %s" % rec.get(
+                            "metrics", {}).get("error")))
+                        for line in (_read(base + ".log", "") or "").splitlines()[-10:]:
+                            log("  | " + line)
+        log("all %d runs done in %s, %d failure(s)" % (total, _hms(time.monotonic() - t_start), failed))
+    except Interrupted as e:
+        log("interrupted (%s): stopping" % e)
+        failed = -1
+    finally:
+        kernel.disconnect()
+        for s, h in old.items():
+            signal.signal(s, h)
+    if failed < 0:
+        return 130
+    return 1 if failed else 0
+
+
+def _append(path, rec):
+    with open(path, "a") as f:
+        f.write(json.dumps(rec, sort_keys=True) + "\n")
+
+
+def _hms(s):
+    s = int(s)
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60) if s >= 3600 else "%d:%02d" % (s // 60, s % 60)
+
+
+def _f(v):
+    return "-" if v is None else "%.1f" % v
+
+
+def engine_has_io_queues(fio, engine):
+    """True when the engine offers io_queues: fio --enghelp lists it (fio 3.33's enghelp cannot load
+    an external engine: then the option's name is looked for in the engine's binary)."""
+    try:
+        p = subprocess.run([fio, "--enghelp=external:%s" % engine], capture_output=True, text=True, timeout=30)
+        if p.returncode == 0 and "io_queues" in p.stdout:
+            return True
+        if p.returncode == 0 and p.stdout.strip() and "not loadable" not in p.stdout + p.stderr:
+            return False
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        with open(engine, "rb") as f:
+            return b"io_queues\0" in f.read()
+    except OSError:
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit("compare_run is a module of tools/nvmeof-compare")
