@@ -152,7 +152,7 @@ def load_gates(a):
     have = {g.metric for g in gates}
     for m in qualify_gates.RUN_METRICS:
         if m not in have:
-            g = qualify_gates.parse_line("%s == 0" % m, "(implicit)")
+            g = qualify_gates.parse_line("%s == 0" % m, "implicit")
             gates.append(g)
     return gates
 
@@ -426,7 +426,7 @@ def draw_plots(out, rep):
         script = "\n".join([
             "set title \"%s: IOPS per round (steady state %s)\"" % (key, "reached" if ss["reached"] else "not reached"),
             "set xlabel 'round'", "set ylabel 'IOPS'", "set grid",
-            "set key outside bottom center horizontal",
+            "set key below horizontal",
             "set xrange [0.5:%g]" % (n + 0.5), "set yrange [0:*]", "set xtics 1",
             "plot '{win}' using 1:2:3 with filledcurves lc rgb '#cfe3f7' title 'window average +-20%', \\",
             "     '{win}' using 1:4 with lines lw 2 dt 2 lc rgb '#1f5fbf' title 'window average', \\",
