@@ -200,6 +200,9 @@ class Runner:
                 self.child.kill()
                 self.child.wait()
                 rc = None
+            except Interrupted:
+                self.kill_child()
+                raise
             finally:
                 self.child = None
         rec["rc"] = rc
@@ -227,7 +230,10 @@ class Runner:
             why += ": job error %d (%s)" % (m["error"], os.strerror(m["error"]))
         if why:
             lines = [l.strip() for l in logtext.split("\n")
-                     if re.search(r"nvmeof:|verify|fio:|error|bad magic", l, re.I) and l.strip()]
+                     if re.search(r"nvmeof:|verify|fio:|error|bad magic", l, re.I) and l.strip()
+                     and not re.match(r"nvmeof: \S+: nqn\.\S+ .*cntlid", l.strip())]   # the start line
+            # fio's verify complaint first, then the engine's and fio's error lines
+            lines.sort(key=lambda l: 0 if re.search(r"verify failed|bad magic|bad header", l) else 1)
             if lines:
                 why += "; fio said: " + " | ".join(lines[:3])
             is_verify = verify_phase and (re.search(r"verify|bad magic|bad header", logtext, re.I)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tools/nvmeof-qualify inside the testbed (run by tests/integration/tools_qualify.sh, booted
-# with --backing file): the kernel initiator with one gate set to fail; stop-loss on a verify
-# failure and on an error.
+# with --backing file): the kernel initiator with one gate set to fail and interrupted by
+# SIGTERM; stop-loss on a verify failure and on an error.
 . "$(dirname "$0")/lib.sh"
 Q=$REPO/tools/nvmeof-qualify
 CHECK="python3 $REPO/tests/integration/tools_qualify_check.py"
@@ -35,6 +35,23 @@ elif ! grep -q 'nvme disconnect -d nvme[0-9]*: ok' "$WORK/fail.out"; then
 	bad "kernel initiator, failing gate" "no disconnect line"
 else
 	ok "kernel initiator (nvme connect/disconnect by the tool), one gate failing: exit 1, $(grep -m1 '^qualify: FAIL (failed' "$WORK/fail.out"); $why"
+fi
+
+# 1b. SIGTERM while the kernel initiator runs: fio stopped, the controller disconnected, exit 143
+"$Q" $T --initiator kernel --precondition none --workloads randread --rounds-max 25 \
+	--out "$TESTBED_OUT/term" >"$WORK/term.out" 2>&1 &
+qpid=$!
+for _ in $(seq 120); do grep -q 'round 1/25:' "$WORK/term.out" && break; sleep 0.5; done
+kill -TERM $qpid
+wait $qpid; rc=$?
+left=$(grep -l "^$NQN\$" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null)
+fios=$(ps -eo pid=,args= | grep -c '[f]io --eta=never')
+if [ $rc = 143 ] && [ -z "$left" ] && [ "$fios" = 0 ] && grep -q '^qualify: interrupted (signal 15)' "$WORK/term.out" &&
+   grep -q 'nvme disconnect -d nvme[0-9]*: ok' "$WORK/term.out"; then
+	ok "SIGTERM during the kernel initiator's run: exit 143, fio stopped, $(grep -m1 'nvme disconnect' "$WORK/term.out")"
+else
+	bad "SIGTERM during the kernel initiator's run" "exit $rc, connected: '$left', fio left: $fios"
+	sed 's/^/    | /' "$WORK/term.out" | tail -10
 fi
 
 # 2. stop-loss on a verify failure: the namespace's backing file corrupted after the writes
