@@ -7,7 +7,6 @@ Exit 0 PASS, 1 FAIL, 2 usage error.  See README "Qualifying storage"."""
 import argparse
 import glob
 import json
-import math
 import os
 import re
 import shlex
@@ -352,7 +351,7 @@ def qualify(a, out, gates):
                     workloads[key]["metrics"] = single_metrics(rec["metrics"])
         if "verify" in a.wl and not r.stopped:
             vopts = ["--rw=write", "--bs=" + VERIFY_BS, "--iodepth=%d" % a.seq_qd, "--verify=crc32c",
-                     "--randrepeat=1"]
+                     "--randrepeat=1", "--verify_state_save=0"]
             r.run("verify-write", "verify: write the working set (crc32c)", vopts + ["--do_verify=0"], seq_to,
                   jobname="verify")
             if not r.stopped and a.verify_pause_cmd:
