@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True      # no __pycache__ in the checkout
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 
