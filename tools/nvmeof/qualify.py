@@ -606,6 +606,10 @@ def run_testbed(a, argv):
              "--engine", os.path.abspath(a.engine), "--fio", a.fio]
     if a.gates:
         gargs += ["--gates", os.path.abspath(a.gates)]
+    if a.hostnqn:
+        gargs += ["--hostnqn", a.hostnqn]
+    if a.nsid != 1:
+        gargs += ["--nsid", str(a.nsid)]
     if a.verify_pause_cmd:
         gargs += ["--verify-pause-cmd", a.verify_pause_cmd]
     cmd = [os.path.join(REPO, "tests", "testbed", "testbed.sh"), "--backing", "file", "--ns-mb", str(ns_mb),
