@@ -1,0 +1,124 @@
+#!/bin/bash
+# tools/nvmeof-qualify (the qualification tool): host-only checks (the SNIA steady-state math on
+# known series, gates-file errors naming FILE:LINE, the --destructive refusal, stop-loss on a
+# verify failure against a local file), then two testbed boots:
+#   1. the tool's own testbed mode (engine): tiny sizes, 1 s rounds, generous gates -> PASS,
+#      exit 0, report.md/json and plots, every measured value equal to what this test computes
+#      from the raw fio JSON files;
+#   2. one guest script (guest/tools_qualify.sh): the kernel initiator (the tool's own nvme
+#      connect/disconnect) with one gate set to fail -> exit 1, that gate named FAIL; stop-loss
+#      on a verify failure (the file-backed namespace corrupted between write and read-back) and
+#      on an error (a namespace that does not exist): stopped early, saying why.
+# Exit 0 pass, 1 fail, 77 skip.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+Q=$REPO/tools/nvmeof-qualify
+CHECK="python3 $REPO/tests/integration/tools_qualify_check.py"
+W=$(mktemp -d "$REPO/build/tools_qualify.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+[ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "SKIP: build/libfio_nvmeof.so not built"; exit 77; }
+command -v fio >/dev/null || { echo "SKIP: fio not installed"; exit 77; }
+
+# ------------------------------------------------------------------ host only
+if why=$($CHECK steady 2>&1); then ok "$why"; else bad "steady-state math" "$why"; fi
+
+# usage_case NAME REGEX ARGS...: exit 2, exactly one line on stderr matching REGEX, nothing run
+usage_case() {
+	local name=$1 re=$2 rc; shift 2
+	rm -rf "$W/u"
+	"$Q" "$@" --out "$W/u" >"$W/u.stdout" 2>"$W/u.stderr"; rc=$?
+	if [ $rc != 2 ]; then bad "$name" "exit $rc, want 2: $(cat "$W/u.stderr" "$W/u.stdout" | head -3)"
+	elif [ "$(wc -l <"$W/u.stderr")" != 1 ] || ! grep -qE "$re" "$W/u.stderr"; then
+		bad "$name" "stderr is not one line matching /$re/: $(head -3 "$W/u.stderr")"
+	elif [ -e "$W/u" ] || [ -s "$W/u.stdout" ]; then bad "$name" "something ran (out dir or output)"
+	else ok "$name: $(cat "$W/u.stderr")"; fi
+}
+LOCAL="--initiator kernel --dev $W/dev.img --destructive --size 1M"
+i=0
+while IFS='|' read -r re line; do
+	i=$((i + 1)); g=$W/bad$i.gates
+	printf '# a comment\nerrors == 0\n%s\n' "$line" >"$g"
+	usage_case "gates error: $line" "^nvmeof-qualify: $g:3: $re" $LOCAL --gates "$g"
+done <<'CASES'
+unknown metric 'p98_lat_us'|p98_lat_us randread qd32 <= 5
+unknown workload 'randscan'|iops randscan qd32 >= 5
+unknown operator '=>'|iops randread qd32 => 5
+unknown operator '<='|steady_state randread qd32 <= reached
+queue depth 'q32'|iops randread q32 >= 5
+value 'lots'|iops randread qd32 >= lots
+steady_state value 'yes'|steady_state randread qd32 == yes
+steady_state is measured on|steady_state seqread qd8 == reached
+errors is a whole-run metric|errors randread qd32 == 0
+iops needs a workload|iops >= 5
+expected 'METRIC|iops randread >= 5
+workload randread qd16 is not measured|iops randread qd16 >= 5
+CASES
+usage_case "gates file missing" "^nvmeof-qualify: $W/none.gates: cannot read" $LOCAL --gates "$W/none.gates"
+usage_case "real target without --destructive" "refusing to run: .*namespace 1 of nqn.x at 10.0.0.1:4420; add --destructive" \
+	--traddr 10.0.0.1 --subnqn nqn.x --size 16M
+usage_case "kernel --dev without --destructive" "refusing to run: .*add --destructive" \
+	--initiator kernel --dev "$W/dev.img" --size 16M
+usage_case "--rounds-max below the window" "rounds-max 3: at least 5" $LOCAL --rounds-max 3
+usage_case "--size not a multiple of 128 KiB" "multiple of 128 KiB" --size 100k
+
+# stop-loss on a local file (kernel initiator path, libaio): the file corrupted between the
+# verify pass's writes and its read-back
+truncate -s 8M "$W/dev.img"
+"$Q" $LOCAL --workloads randread,verify --precondition none --rounds-max 5 --round-time 1 --out "$W/local" \
+	--verify-pause-cmd "dd if=/dev/urandom of=$W/dev.img bs=4k count=1 seek=40 conv=notrunc status=none" \
+	>"$W/local.out" 2>&1; rc=$?
+stop=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); s=r["stopped"] or {}; print(r["verdict"], r["verify_failures"], s.get("run"), s.get("reason"))' "$W/local/report.json" 2>&1)
+if [ $rc = 1 ] && [[ $stop == "FAIL 1 verify-read verify failure: "*"verify failed"* ]] &&
+   grep -q "FAIL verify_failures == 0" "$W/local.out" && grep -q "stopped early at verify-read" "$W/local.out"; then
+	ok "stop-loss (local file): exit 1, $(grep -m1 'stopped early' "$W/local.out" | cut -c1-160)"
+else
+	bad "stop-loss (local file)" "exit $rc; $stop"; sed 's/^/    | /' "$W/local.out" | tail -15
+fi
+
+# ------------------------------------------------------------------ testbed 1: the tool's own
+cat >"$W/generous.gates" <<'G'
+# generous: anything that moved data passes
+iops randread qd32 >= 1
+iops randwrite qd32 >= 1
+p99_lat_us randrw qd32 <= 60000000
+bw_mib_s seqread qd8 >= 0.01
+bw_mib_s seqwrite qd8 >= 0.01
+p99_lat_us randread qd1 <= 60000000   # QD1 latency
+lat_mean_us randread qd1 <= 60000000
+errors == 0
+verify_failures == 0
+G
+start=$(date +%s)
+"$Q" --out "$W/pass" --size 8M --rounds-max 6 --round-time 1 --runtime 1 --gates "$W/generous.gates" \
+	>"$W/pass.out" 2>&1; rc=$?
+secs=$(($(date +%s) - start))
+if [ $rc != 0 ]; then
+	bad "testbed, engine, generous gates" "exit $rc after ${secs}s"; grep -v '^\[' "$W/pass.out" | tail -30 | sed 's/^/    | /'
+elif ! why=$($CHECK report "$W/pass" PASS 2>&1); then
+	bad "testbed, engine, generous gates: report" "$why"
+elif ! grep -q '^qualify: PASS; report:' "$W/pass.out"; then
+	bad "testbed, engine, generous gates" "no 'qualify: PASS' line"
+else
+	ok "testbed, engine, generous gates: exit 0 in ${secs}s; $why"
+fi
+grep '^qualify: .*steady state' "$W/pass.out" | sed 's/^/    /'
+
+# ------------------------------------------------------------------ testbed 2: one guest script
+start=$(date +%s)
+"$REPO/tests/testbed/testbed.sh" --backing file --ns-mb 32 --out "$W/tb2" --boot-timeout 900 --cmd-timeout 800 \
+	-- "$REPO/tests/integration/guest/tools_qualify.sh" >"$W/tb2.out" 2>&1; rc=$?
+secs=$(($(date +%s) - start))
+grep -E '^(PASS|FAIL) ' "$W/tb2.out" | while read -r l; do echo "$l"; done
+n_ok=$(grep -c '^PASS ' "$W/tb2.out"); n_bad=$(grep -c '^FAIL ' "$W/tb2.out")
+pass=$((pass + n_ok)); fail=$((fail + n_bad))
+if [ $rc != 0 ] && [ "$n_bad" = 0 ]; then
+	bad "testbed 2" "exit $rc after ${secs}s"; tail -30 "$W/tb2.out" | sed 's/^/    | /'
+elif [ $rc != 0 ]; then
+	tail -40 "$W/tb2.out" | sed 's/^/    | /'
+fi
+echo "tools_qualify: $pass passed, $fail failed (testbed 2: ${secs}s)"
+[ $fail = 0 ]

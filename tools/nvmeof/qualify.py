@@ -1,0 +1,699 @@
+"""tools/nvmeof-qualify: qualify an NVMe-oF RDMA target (and an initiator) with fio.
+
+Precondition (sequential fill of twice the working set), the random workloads in rounds until
+steady state (SNIA PTS, see qualify_steady) or --rounds-max, 128 KiB sequential read and write,
+QD1 latency, a full verify pass; gates from a file; report.md and report.json in --out.
+Exit 0 PASS, 1 FAIL, 2 usage error.  See README "Qualifying storage"."""
+import argparse
+import glob
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+from . import fiojson, gnuplot, qualify_gates, qualify_steady
+
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(TOOLS)
+SELF = os.path.join(TOOLS, "nvmeof-qualify")
+ALL_WORKLOADS = ("randread", "randwrite", "randrw", "seqread", "seqwrite", "lat", "verify")
+EX_PASS, EX_FAIL, EX_USAGE = 0, 1, 2
+VERIFY_BS = "128k"
+SEQ_BS = "128k"
+RAND_BS = "4k"
+
+
+class Usage(Exception):
+    pass
+
+
+class Interrupted(Exception):
+    def __init__(self, signum):
+        super().__init__("interrupted by signal %d" % signum)
+        self.signum = signum
+
+
+def say(msg):
+    print("qualify: " + msg, flush=True)
+
+
+def parse_size(s):
+    m = re.fullmatch(r"\s*([0-9]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", s or "")
+    if not m:
+        raise Usage("--size %r: a number of bytes with an optional K/M/G/T suffix (e.g. 16M)" % s)
+    n = int(m.group(1)) << (10 * " KMGT".index((m.group(2) or " ").upper()))
+    if n <= 0 or n % (128 << 10):
+        raise Usage("--size %s: must be a positive multiple of 128 KiB" % s)
+    return n
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="nvmeof-qualify",
+        description="Qualify an NVMe-oF RDMA target: precondition, steady-state random "
+                    "workloads, sequential, QD1 latency, verify; gates; report.md/report.json. "
+                    "Exit 0 PASS, 1 FAIL, 2 usage error.")
+    t = p.add_argument_group("target (default: the built-in testbed, tests/testbed/testbed.sh)")
+    t.add_argument("--traddr", help="a real target's RDMA address (the qualification runs here)")
+    t.add_argument("--trsvcid", default="4420", help="port (default 4420)")
+    t.add_argument("--subnqn", help="subsystem NQN")
+    t.add_argument("--nsid", type=int, default=1, help="namespace (default 1)")
+    t.add_argument("--hostnqn", help="host NQN (default: the engine's / nvme-cli's)")
+    t.add_argument("--destructive", action="store_true",
+                   help="required with --traddr or --dev: the qualification overwrites the working set")
+    t.add_argument("--dev", help="kernel initiator: an already connected block device (no nvme connect)")
+    p.add_argument("--initiator", choices=("engine", "kernel"), default="engine",
+                   help="engine (this project's fio engine, default) or kernel (nvme-rdma, fio libaio)")
+    p.add_argument("--size", default="1G", help="working set from offset 0 (default 1G; multiple of 128 KiB)")
+    p.add_argument("--precondition", choices=("fill", "none"), default="fill",
+                   help="fill: sequential 128 KiB writes over twice the working set (default); none")
+    p.add_argument("--rounds-max", type=int, default=25, help="most rounds per random workload (default 25, at least 5)")
+    p.add_argument("--round-time", type=int, default=60, help="seconds per round (default 60)")
+    p.add_argument("--runtime", type=int, default=60, help="seconds of the sequential and QD1 runs (default 60)")
+    p.add_argument("--qd", type=int, default=32, help="queue depth of the random workloads (default 32)")
+    p.add_argument("--seq-qd", type=int, default=8, help="queue depth of the sequential runs, fill and verify (default 8)")
+    p.add_argument("--workloads", default=",".join(ALL_WORKLOADS),
+                   help="comma list from %s (default all)" % ",".join(ALL_WORKLOADS))
+    p.add_argument("--gates", help="gates file (default: errors == 0, verify_failures == 0 only)")
+    p.add_argument("--out", default="qualify-out", help="output directory (default ./qualify-out)")
+    p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="engine .so")
+    p.add_argument("--fio", default="fio", help="fio binary (default fio)")
+    p.add_argument("--verify-pause-cmd",
+                   help="shell command run between the verify pass's writes and its read-back "
+                        "(e.g. restart the target: the data must survive)")
+    p.add_argument("--testbed-timeout", type=int, help="testbed boot limit, s (default: from the sizes)")
+    p.add_argument("--in-testbed", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def check_args(a):
+    a.size_bytes = parse_size(a.size)
+    if a.rounds_max < qualify_steady.WINDOW:
+        raise Usage("--rounds-max %d: at least %d (the steady-state window)" % (a.rounds_max, qualify_steady.WINDOW))
+    for name in ("round_time", "runtime", "qd", "seq_qd"):
+        if getattr(a, name) < 1:
+            raise Usage("--%s must be >= 1" % name.replace("_", "-"))
+    wl = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    bad = [w for w in wl if w not in ALL_WORKLOADS]
+    if bad or not wl:
+        raise Usage("--workloads: unknown %s (known: %s)" % (",".join(bad) or "(empty)", ",".join(ALL_WORKLOADS)))
+    a.wl = [w for w in ALL_WORKLOADS if w in wl]
+    if a.qd == 1 and "randread" in a.wl and "lat" in a.wl:
+        raise Usage("--qd 1 makes randread the same workload as lat (randread qd1): pick another --qd")
+    if a.traddr or a.dev:
+        if a.traddr and a.dev:
+            raise Usage("--traddr and --dev exclude each other")
+        if a.traddr and not a.subnqn:
+            raise Usage("--traddr needs --subnqn")
+        if a.dev and a.initiator != "kernel":
+            raise Usage("--dev is for --initiator kernel")
+        if not a.destructive and not a.in_testbed:
+            what = a.dev or "namespace %d of %s at %s:%s" % (a.nsid, a.subnqn, a.traddr, a.trsvcid)
+            raise Usage("refusing to run: the qualification overwrites %s of %s; add --destructive"
+                        % (human(a.size_bytes), what))
+    elif a.subnqn and not a.in_testbed:
+        raise Usage("--subnqn without --traddr")
+    if a.initiator == "engine" and not os.path.exists(a.engine):
+        raise Usage("engine %s not found (run make)" % a.engine)
+
+
+def human(n):
+    for unit, sh in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << sh and n % (1 << sh) == 0:
+            return "%d %s" % (n >> sh, unit)
+    return "%d bytes" % n
+
+
+def workload_keys(a):
+    """The workloads this run measures: [(key, kind)] in run order."""
+    keys = []
+    for w in a.wl:
+        if w in qualify_gates.ROUND_WORKLOADS:
+            keys.append(("%s qd%d" % (w, a.qd), w))
+        elif w in ("seqread", "seqwrite"):
+            keys.append(("%s qd%d" % (w, a.seq_qd), w))
+        elif w == "lat":
+            keys.append(("randread qd1", w))
+    return keys
+
+
+def load_gates(a):
+    gates = qualify_gates.load(a.gates) if a.gates else []
+    keys = [k for k, _ in workload_keys(a)]
+    for g in gates:
+        if g.key is not None and g.key not in keys:
+            raise qualify_gates.GateError("%s: workload %s is not measured by this run (measured: %s)"
+                                          % (g.where, g.key, ", ".join(keys) or "none"))
+    have = {g.metric for g in gates}
+    for m in qualify_gates.RUN_METRICS:
+        if m not in have:
+            g = qualify_gates.parse_line("%s == 0" % m, "implicit")
+            gates.append(g)
+    return gates
+
+
+# ------------------------------------------------------------------ running fio
+class Runner:
+    def __init__(self, a, out):
+        self.a, self.out = a, out
+        self.fiodir = os.path.join(out, "fio")
+        os.makedirs(self.fiodir, exist_ok=True)
+        self.child = None
+        self.runs = []
+        self.errors = 0
+        self.verify_failures = 0
+        self.stopped = None
+        self.dev = None
+
+    def target_args(self):
+        a = self.a
+        if a.initiator == "engine":
+            args = ["--ioengine=external:" + a.engine, "--traddr=" + a.traddr,
+                    "--trsvcid=" + str(a.trsvcid), "--subnqn=" + a.subnqn, "--nsid=%d" % a.nsid]
+            if a.hostnqn:
+                args.append("--hostnqn=" + a.hostnqn)
+            return args
+        direct = 1 if os.path.exists(self.dev) and not os.path.isfile(self.dev) else 0
+        return ["--ioengine=libaio", "--direct=%d" % direct, "--filename=" + self.dev]
+
+    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None):
+        """One fio run; returns its record (also kept in self.runs).  Sets self.stopped on the
+        first error or verify failure."""
+        jpath = os.path.join(self.fiodir, name + ".json")
+        lpath = os.path.join(self.fiodir, name + ".log")
+        cmd = [self.a.fio, "--eta=never", "--output-format=json", "--output=" + jpath,
+               "--name=" + (jobname or re.sub(r"-r[0-9]+$", "", name))] + self.target_args() + \
+              ["--size=%d" % self.a.size_bytes, "--offset=0", "--lat_percentiles=1"] + opts
+        rec = {"name": name, "label": label, "json": os.path.relpath(jpath, self.out),
+               "log": os.path.relpath(lpath, self.out), "cmd": " ".join(shlex.quote(c) for c in cmd)}
+        t0 = time.time()
+        with open(lpath, "w") as log:
+            self.child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            try:
+                rc = self.child.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.child.kill()
+                self.child.wait()
+                rc = None
+            except Interrupted:
+                self.kill_child()
+                raise
+            finally:
+                self.child = None
+        rec["rc"] = rc
+        rec["secs"] = round(time.time() - t0, 1)
+        with open(lpath, errors="replace") as f:
+            logtext = f.read()
+        why = None
+        m = None
+        try:
+            doc = fiojson.load(jpath)
+            m = fiojson.job_metrics(doc["jobs"][0])
+            rec["metrics"] = m
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            why = "no fio JSON report (%s)" % e
+        if rc is None:
+            why = "fio did not finish within %d s" % timeout
+        elif rc != 0 and not why:
+            why = "fio exited %d" % rc
+        elif rc != 0:
+            why = "fio exited %d; %s" % (rc, why)
+        if m and not why and (m["error"] or m["total_err"]):
+            why = "job error %d (%s), %d I/O errors" % (m["error"], os.strerror(m["error"]) if m["error"] else "-",
+                                                         m["total_err"])
+        elif m and why and m["error"]:
+            why += ": job error %d (%s)" % (m["error"], os.strerror(m["error"]))
+        if why:
+            lines = [l.strip() for l in logtext.split("\n")
+                     if re.search(r"nvmeof:|verify|fio:|error|bad magic", l, re.I) and l.strip()
+                     and not re.match(r"nvmeof: \S+: nqn\.\S+ .*cntlid", l.strip())]   # the start line
+            # fio's verify complaint first, then the engine's and fio's error lines
+            lines.sort(key=lambda l: 0 if re.search(r"verify failed|bad magic|bad header", l) else 1)
+            if lines:
+                why += "; fio said: " + " | ".join(lines[:3])
+            is_verify = verify_phase and (re.search(r"verify|bad magic|bad header", logtext, re.I)
+                                          or (m and m["error"] == 84))
+            if is_verify:
+                self.verify_failures += 1
+                rec["verify_failure"] = True
+            else:
+                self.errors += 1
+            rec["error"] = why
+            self.stopped = {"run": name, "label": label,
+                            "reason": ("verify failure: " if is_verify else "error: ") + why}
+        self.runs.append(rec)
+        if why:
+            say("%s: STOP (%s)" % (label, self.stopped["reason"]))
+        else:
+            say("%s: %.0f IOPS, %.1f MiB/s, p99 %s us (%.1f s)" % (
+                label, m["iops"], m["bw_bytes"] / 2.0 ** 20, fmt(m.get("lat_p99_us")), rec["secs"]))
+        return rec
+
+    def kill_child(self):
+        c = self.child
+        if c is not None and c.poll() is None:
+            c.terminate()
+            try:
+                c.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                c.kill()
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    if v == int(v) and abs(v) < 1e15:
+        return "%d" % v
+    return "%.*f" % (nd, v)
+
+
+def window_metrics(rounds, first, last):
+    """A round workload's numbers over its measurement window (rounds FIRST..LAST, 1-based):
+    IOPS, MiB/s and mean latency averaged over the rounds; percentiles the worst round's."""
+    ms = [r["metrics"] for r in rounds[first - 1:last]]
+    out = {"iops": sum(m["iops"] for m in ms) / len(ms),
+           "bw_mib_s": sum(m["bw_bytes"] for m in ms) / len(ms) / 2.0 ** 20,
+           "lat_mean_us": sum(m["lat_mean_us"] or 0 for m in ms) / len(ms)}
+    for p in fiojson.PERCENTILES:
+        k = "lat_p%s_us" % format(p, "g")
+        vals = [m[k] for m in ms if m.get(k) is not None]
+        out["p%s_lat_us" % format(p, "g")] = max(vals) if vals else None
+    return out
+
+
+def single_metrics(m):
+    out = {"iops": m["iops"], "bw_mib_s": m["bw_bytes"] / 2.0 ** 20, "lat_mean_us": m["lat_mean_us"]}
+    for p in fiojson.PERCENTILES:
+        out["p%s_lat_us" % format(p, "g")] = m.get("lat_p%s_us" % format(p, "g"))
+    return out
+
+
+def qualify(a, out, gates):
+    """Run the suite against the target in A; returns the report dict."""
+    r = Runner(a, out)
+    if a.initiator == "kernel":
+        r.dev = a.dev
+    workloads = {}
+    tb = lambda secs: ["--time_based=1", "--runtime=%d" % secs]
+    seq_to = 3600 + a.size_bytes // (1 << 20)
+    keys = workload_keys(a)
+    # (label, fn) steps, each a function that runs and returns False to stop
+    try:
+        if a.precondition == "fill":
+            r.run("precondition", "precondition: sequential fill x2",
+                  ["--rw=write", "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd, "--loops=2"], seq_to * 2)
+        for key, kind in keys:
+            if r.stopped:
+                break
+            name = key.replace(" ", "-")
+            if kind in qualify_gates.ROUND_WORKLOADS:
+                opts = ["--rw=" + kind, "--bs=" + RAND_BS, "--iodepth=%d" % a.qd, "--norandommap=1",
+                        "--randrepeat=0"] + (["--rwmixread=70"] if kind == "randrw" else []) + tb(a.round_time)
+                rounds = []
+                for i in range(1, a.rounds_max + 1):
+                    rec = r.run("%s-r%02d" % (name, i), "%s round %d/%d" % (key, i, a.rounds_max),
+                                opts, a.round_time + 300)
+                    if r.stopped:
+                        break
+                    rounds.append(rec)
+                    if qualify_steady.is_steady_now([x["metrics"]["iops"] for x in rounds]):
+                        break
+                series = [x["metrics"]["iops"] for x in rounds]
+                ss = qualify_steady.evaluate(series)
+                wl = {"kind": kind, "rounds": [{"round": i + 1, "iops": x["metrics"]["iops"], "json": x["json"]}
+                                               for i, x in enumerate(rounds)],
+                      "steady_state": ss}
+                if rounds:
+                    wl["metrics"] = window_metrics(rounds, ss["window_first"], ss["window_last"])
+                    say("%s: steady state %s (rounds %d-%d, average %.0f IOPS)" % (
+                        key, "reached" if ss["reached"] else "NOT reached",
+                        ss["window_first"], ss["window_last"], ss["avg"]))
+                workloads[key] = wl
+            elif kind in ("seqread", "seqwrite"):
+                rec = r.run(name, key + " (128 KiB sequential)",
+                            ["--rw=" + kind[3:], "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd] + tb(a.runtime),
+                            a.runtime + 300)
+                workloads[key] = {"kind": kind, "json": rec["json"]}
+                if not r.stopped:
+                    workloads[key]["metrics"] = single_metrics(rec["metrics"])
+            elif kind == "lat":
+                rec = r.run(name, key + " (QD1 latency)",
+                            ["--rw=randread", "--bs=" + RAND_BS, "--iodepth=1", "--norandommap=1",
+                             "--randrepeat=0"] + tb(a.runtime), a.runtime + 300)
+                workloads[key] = {"kind": kind, "json": rec["json"]}
+                if not r.stopped:
+                    workloads[key]["metrics"] = single_metrics(rec["metrics"])
+        if "verify" in a.wl and not r.stopped:
+            vopts = ["--rw=write", "--bs=" + VERIFY_BS, "--iodepth=%d" % a.seq_qd, "--verify=crc32c",
+                     "--randrepeat=1", "--verify_state_save=0"]
+            r.run("verify-write", "verify: write the working set (crc32c)", vopts + ["--do_verify=0"], seq_to,
+                  jobname="verify")
+            if not r.stopped and a.verify_pause_cmd:
+                say("verify: running --verify-pause-cmd: %s" % a.verify_pause_cmd)
+                p = subprocess.run(a.verify_pause_cmd, shell=True)
+                if p.returncode != 0:
+                    r.errors += 1
+                    r.stopped = {"run": "verify-pause-cmd", "label": "verify pause command",
+                                 "reason": "error: --verify-pause-cmd exited %d" % p.returncode}
+                    say("verify pause command: STOP (%s)" % r.stopped["reason"])
+            if not r.stopped:
+                r.run("verify-read", "verify: read back and check every block",
+                      vopts + ["--do_verify=1", "--verify_only=1", "--verify_fatal=1"], seq_to, verify_phase=True,
+                      jobname="verify")
+    finally:
+        r.kill_child()
+    return build_report(a, r, workloads, gates)
+
+
+def build_report(a, r, workloads, gates):
+    measured_run = {"errors": r.errors, "verify_failures": r.verify_failures}
+    results = []
+    for g in gates:
+        if g.workload is None:
+            val = measured_run[g.metric]
+        else:
+            wl = workloads.get(g.key)
+            if g.metric == qualify_gates.STEADY_METRIC:
+                ss = (wl or {}).get("steady_state")
+                val = None if not ss or not wl.get("rounds") else ("reached" if ss["reached"] else "not_reached")
+            else:
+                val = ((wl or {}).get("metrics") or {}).get(g.metric)
+        d = g.as_dict()
+        d["measured"] = val
+        d["result"] = "PASS" if g.check(val) else "FAIL"
+        results.append(d)
+    verdict = "PASS" if all(d["result"] == "PASS" for d in results) and not r.stopped else "FAIL"
+    return {
+        "tool": "nvmeof-qualify", "verdict": verdict,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "target": target_desc(a), "initiator": a.initiator,
+        "settings": {"size": a.size_bytes, "precondition": a.precondition, "rounds_max": a.rounds_max,
+                     "round_time_s": a.round_time, "runtime_s": a.runtime, "qd": a.qd, "seq_qd": a.seq_qd,
+                     "workloads": a.wl, "gates_file": a.gates,
+                     "steady_state": {"window": qualify_steady.WINDOW,
+                                      "data_excursion": qualify_steady.DATA_EXCURSION,
+                                      "slope_excursion": qualify_steady.SLOPE_EXCURSION}},
+        "stopped": r.stopped, "errors": r.errors, "verify_failures": r.verify_failures,
+        "gates": results, "workloads": workloads, "runs": r.runs,
+    }
+
+
+def target_desc(a):
+    if a.in_testbed and a.initiator == "kernel" and a.dev:
+        return {"testbed": True, "device": a.dev, "subnqn": a.subnqn, "nsid": a.nsid}
+    if a.dev:
+        return {"device": a.dev}
+    return {"testbed": bool(a.in_testbed), "traddr": a.traddr, "trsvcid": str(a.trsvcid),
+            "subnqn": a.subnqn, "nsid": a.nsid, "hostnqn": a.hostnqn}
+
+
+# ------------------------------------------------------------------ report
+def draw_plots(out, rep):
+    pdir = os.path.join(out, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    for key, wl in rep["workloads"].items():
+        if not wl.get("rounds"):
+            continue
+        ss = wl["steady_state"]
+        base = os.path.join(pdir, key.replace(" ", "-"))
+        rounds = "".join("%d %.6g\n" % (x["round"], x["iops"]) for x in wl["rounds"])
+        win = "".join("%d %.6g %.6g %.6g %.6g\n" % (
+            x, ss["avg"] * 0.8, ss["avg"] * 1.2, ss["avg"],
+            ss["intercept"] + ss["slope"] * (x - ss["window_first"]))
+            for x in range(ss["window_first"], ss["window_last"] + 1))
+        n = len(wl["rounds"])
+        script = "\n".join([
+            "set title \"%s: IOPS per round (steady state %s)\"" % (key, "reached" if ss["reached"] else "not reached"),
+            "set xlabel 'round'", "set ylabel 'IOPS'", "set grid",
+            "set key below horizontal",
+            "set xrange [0.5:%g]" % (n + 0.5), "set yrange [0:*]", "set xtics 1",
+            "plot '{win}' using 1:2:3 with filledcurves lc rgb '#cfe3f7' title 'window average +-20%', \\",
+            "     '{win}' using 1:4 with lines lw 2 dt 2 lc rgb '#1f5fbf' title 'window average', \\",
+            "     '{win}' using 1:5 with lines lw 2 lc rgb '#c0392b' title 'best-fit line', \\",
+            "     '{rounds}' using 1:2 with linespoints pt 7 ps 1 lw 1 lc rgb 'black' title 'IOPS'",
+        ])
+        try:
+            svg, png = gnuplot.draw(base, script, {"rounds": rounds, "win": win})
+            wl["plot_svg"] = os.path.relpath(svg, out)
+            wl["plot_png"] = os.path.relpath(png, out)
+        except RuntimeError as e:
+            wl["plot_error"] = str(e)
+            say("plot %s: %s" % (key, e))
+
+
+def write_report(out, rep):
+    with open(os.path.join(out, "report.json"), "w") as f:
+        json.dump(rep, f, indent=1, sort_keys=False)
+        f.write("\n")
+    L = ["# NVMe-oF qualification: %s" % rep["verdict"], ""]
+    t = rep["target"]
+    tdesc = t.get("device") or "%s:%s %s ns %s" % (t.get("traddr"), t.get("trsvcid"), t.get("subnqn"), t.get("nsid"))
+    if t.get("testbed"):
+        tdesc += " (built-in testbed)"
+    s = rep["settings"]
+    L += ["- target: %s" % tdesc, "- initiator: %s" % rep["initiator"],
+          "- working set: %s; precondition: %s; rounds: up to %d of %d s; sequential/QD1 runs: %d s; "
+          "QD %d random, %d sequential" % (human(s["size"]), s["precondition"], s["rounds_max"], s["round_time_s"],
+                                           s["runtime_s"], s["qd"], s["seq_qd"]),
+          "- gates: %s" % (s["gates_file"] or "(none given: errors == 0, verify_failures == 0)"),
+          "- when: %s" % rep["when"], ""]
+    if rep["stopped"]:
+        L += ["**Stopped early** at `%s`: %s" % (rep["stopped"]["run"], rep["stopped"]["reason"]), ""]
+    L += ["## Gates", "", "| gate | limit | measured | result |", "|---|---|---|---|"]
+    for g in rep["gates"]:
+        lim = "%s %s" % (g["op"], fmt(g["limit"], 3))
+        L.append("| `%s` (%s) | %s | %s | **%s** |" % (g["gate"], g["where"], lim,
+                                                    "not measured" if g["measured"] is None else fmt(g["measured"], 3),
+                                                    g["result"]))
+    L += ["", "## Workloads", "",
+          "| workload | rounds | steady state | IOPS | MiB/s | mean lat us | p99 us | p99.9 us |",
+          "|---|---|---|---|---|---|---|---|"]
+    for key, wl in rep["workloads"].items():
+        m = wl.get("metrics") or {}
+        if wl.get("rounds") is not None:
+            ss = wl["steady_state"]
+            rds = str(len(wl["rounds"]))
+            sst = ("reached (rounds %d-%d)" if ss["reached"] else "not reached (window %d-%d)") % (
+                ss["window_first"] or 0, ss["window_last"] or 0) if wl["rounds"] else "-"
+        else:
+            rds, sst = "1", "n/a"
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            key, rds, sst, fmt(m.get("iops"), 0), fmt(m.get("bw_mib_s"), 1), fmt(m.get("lat_mean_us"), 1),
+            fmt(m.get("p99_lat_us"), 1), fmt(m.get("p99.9_lat_us"), 1)))
+    L += ["", "Round workloads: IOPS, MiB/s and mean latency are the averages over the measurement window; "
+          "percentiles are the window's worst round. Latency: fio's total latency (lat_ns) of the direction "
+          "that moved the most I/O.", ""]
+    for key, wl in rep["workloads"].items():
+        if not wl.get("rounds"):
+            continue
+        ss = wl["steady_state"]
+        L += ["## Steady state: %s" % key, "",
+              "Window rounds %d-%d: average %.1f IOPS; range %.1f (limit %.1f, 20%%); fit-line excursion %.1f "
+              "(limit %.1f, 10%%): **%s**." % (ss["window_first"], ss["window_last"], ss["avg"], ss["range"],
+                                                ss["range_limit"], ss["slope_excursion"], ss["slope_limit"],
+                                                "reached" if ss["reached"] else "not reached"), ""]
+        L.append("IOPS per round: " + ", ".join("%d: %.0f" % (x["round"], x["iops"]) for x in wl["rounds"]))
+        L.append("")
+        if wl.get("plot_svg"):
+            L += ["![%s steady state](%s)" % (key, wl["plot_svg"]), "", "[PNG](%s)" % wl["plot_png"], ""]
+        elif wl.get("plot_error"):
+            L += ["(no plot: %s)" % wl["plot_error"], ""]
+    L += ["## Runs", "", "| run | fio exit | seconds | result |", "|---|---|---|---|"]
+    for x in rep["runs"]:
+        L.append("| [%s](%s) | %s | %s | %s |" % (x["name"], x["json"], x["rc"], x["secs"],
+                                                  x.get("error", "ok").replace("|", "/")))
+    L += ["", "Overall: **%s**" % rep["verdict"], ""]
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(L))
+
+
+def print_summary(rep, out):
+    for g in rep["gates"]:
+        say("%s %s (%s): measured %s, limit %s %s" % (
+            g["result"], g["gate"], g["where"], "not measured" if g["measured"] is None else fmt(g["measured"], 3),
+            g["op"], fmt(g["limit"], 3)))
+    if rep["stopped"]:
+        say("stopped early at %s: %s" % (rep["stopped"]["run"], rep["stopped"]["reason"]))
+    failed = [g["gate"] for g in rep["gates"] if g["result"] == "FAIL"]
+    say("%s%s; report: %s" % (rep["verdict"], (" (failed: %s)" % "; ".join(failed)) if failed else "",
+                              os.path.join(out, "report.md")))
+
+
+# ------------------------------------------------------------------ kernel initiator (nvme-cli)
+def sysfs_ctrls(nqn):
+    out = []
+    for d in glob.glob("/sys/class/nvme/nvme*"):
+        try:
+            with open(os.path.join(d, "subsysnqn")) as f:
+                if f.read().strip() == nqn:
+                    out.append(os.path.basename(d))
+        except OSError:
+            pass
+    return sorted(out)
+
+
+def find_ns(nqn, nsid):
+    for d in sorted(glob.glob("/sys/block/nvme*n*")):
+        if re.fullmatch(r"nvme\d+c\d+n\d+", os.path.basename(d)):
+            continue
+        try:
+            with open(os.path.join(d, "nsid")) as f:
+                ns = int(f.read())
+            with open(os.path.join(d, "device", "subsysnqn")) as f:
+                sn = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        if ns == nsid and sn == nqn:
+            return "/dev/" + os.path.basename(d)
+    return None
+
+
+def kernel_connect(a):
+    """nvme connect; returns (device, [new controllers])."""
+    subprocess.run(["modprobe", "nvme-rdma"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    before = sysfs_ctrls(a.subnqn)
+    if before:
+        raise Usage("%s is already connected by the kernel (%s): disconnect it first, or give --dev"
+                    % (a.subnqn, " ".join(before)))
+    cmd = ["nvme", "connect", "-t", "rdma", "-a", a.traddr, "-s", str(a.trsvcid), "-n", a.subnqn]
+    if a.hostnqn:
+        cmd += ["--hostnqn=" + a.hostnqn]
+    say("kernel initiator: " + " ".join(cmd))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    new = [c for c in sysfs_ctrls(a.subnqn) if c not in before]
+    if p.returncode != 0:
+        raise RuntimeError("nvme connect failed (exit %d): %s" % (p.returncode, (p.stderr or p.stdout).strip()))
+    dev = None
+    for _ in range(60):
+        dev = find_ns(a.subnqn, a.nsid)
+        if dev:
+            break
+        time.sleep(0.5)
+    if not dev:
+        return None, new
+    return dev, new
+
+
+def kernel_disconnect(ctrls):
+    for c in ctrls:
+        p = subprocess.run(["nvme", "disconnect", "-d", c], capture_output=True, text=True, timeout=60)
+        say("kernel initiator: nvme disconnect -d %s: %s" % (c, "ok" if p.returncode == 0 else
+                                                               (p.stderr or p.stdout).strip()))
+
+
+# ------------------------------------------------------------------ testbed (host side)
+def run_testbed(a, argv):
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    for f in ("report.json", "report.md"):
+        if os.path.exists(os.path.join(out, f)):
+            os.unlink(os.path.join(out, f))
+    mib = a.size_bytes >> 20
+    ns_mb = max(64, mib + 16)
+    n_round = sum(1 for w in a.wl if w in qualify_gates.ROUND_WORKLOADS)
+    n_single = sum(1 for w in a.wl if w in ("seqread", "seqwrite", "lat"))
+    est = 60 + n_round * a.rounds_max * (a.round_time + 15) + n_single * (a.runtime + 15) + 6 * mib
+    boot = a.testbed_timeout or (300 + 2 * est)
+    gargs = ["--in-testbed", "--initiator", a.initiator, "--size", str(a.size_bytes),
+             "--precondition", a.precondition, "--rounds-max", str(a.rounds_max), "--round-time", str(a.round_time),
+             "--runtime", str(a.runtime), "--qd", str(a.qd), "--seq-qd", str(a.seq_qd), "--workloads", ",".join(a.wl),
+             "--engine", os.path.abspath(a.engine), "--fio", a.fio]
+    if a.gates:
+        gargs += ["--gates", os.path.abspath(a.gates)]
+    if a.hostnqn:
+        gargs += ["--hostnqn", a.hostnqn]
+    if a.nsid != 1:
+        gargs += ["--nsid", str(a.nsid)]
+    if a.verify_pause_cmd:
+        gargs += ["--verify-pause-cmd", a.verify_pause_cmd]
+    cmd = [os.path.join(REPO, "tests", "testbed", "testbed.sh"), "--backing", "file", "--ns-mb", str(ns_mb),
+           "--out", out, "--boot-timeout", str(boot), "--cmd-timeout", str(boot - 60)]
+    if a.initiator == "kernel":
+        cmd.append("--connect")
+    cmd += ["--", sys.executable, SELF] + gargs
+    say("booting the testbed (%s initiator, %d MiB file-backed namespace; limit %d s)" % (a.initiator, ns_mb, boot))
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+    try:
+        rc = p.wait()
+    except Interrupted:
+        p.send_signal(signal.SIGTERM)
+        p.wait()
+        raise
+    rj = os.path.join(out, "report.json")
+    if rc in (0, 1) and os.path.exists(rj):
+        return rc
+    say("FAIL: no qualification result: the testbed exited %d (see its messages above)" % rc)
+    return EX_FAIL
+
+
+# ------------------------------------------------------------------ main
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    a = build_parser().parse_args(argv)
+
+    def on_signal(signum, _frame):
+        raise Interrupted(signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        check_args(a)
+        gates = load_gates(a)
+    except (Usage, qualify_gates.GateError) as e:
+        print("nvmeof-qualify: %s" % e, file=sys.stderr)
+        return EX_USAGE
+    try:
+        if not a.in_testbed and not a.traddr and not a.dev:
+            return run_testbed(a, argv)
+        return run_local(a, gates)
+    except Interrupted as e:
+        say("interrupted (signal %d): stopped" % e.signum)
+        return 128 + e.signum
+
+
+def run_local(a, gates):
+    out = os.environ.get("TESTBED_OUT") if a.in_testbed else a.out
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    if a.in_testbed:
+        a.traddr = a.traddr or os.environ["TARGET_IP"]
+        a.trsvcid = os.environ.get("TARGET_PORT", a.trsvcid)
+        a.subnqn = a.subnqn or os.environ["NQN"]
+        if a.initiator == "kernel":
+            a.dev = os.environ.get("NVME_DEV") or None
+            if not a.dev:
+                print("nvmeof-qualify: testbed without NVME_DEV (not connected)", file=sys.stderr)
+                return EX_FAIL
+    ctrls = []
+    try:
+        if a.initiator == "kernel" and not a.dev:
+            try:
+                dev, ctrls = kernel_connect(a)
+            except Usage as e:
+                print("nvmeof-qualify: %s" % e, file=sys.stderr)
+                return EX_USAGE
+            except (RuntimeError, subprocess.TimeoutExpired, OSError) as e:
+                say("FAIL: %s" % e)
+                return EX_FAIL
+            if not dev:
+                say("FAIL: connected (%s) but namespace %d of %s has no block device" % (
+                    " ".join(ctrls), a.nsid, a.subnqn))
+                return EX_FAIL
+            a.dev = dev
+            say("kernel initiator: %s is %s" % (" ".join(ctrls), dev))
+        say("qualifying %s with the %s initiator, working set %s -> %s" % (
+            a.dev or "%s:%s %s ns %d" % (a.traddr, a.trsvcid, a.subnqn, a.nsid), a.initiator,
+            human(a.size_bytes), out))
+        rep = qualify(a, out, gates)
+    finally:
+        if ctrls:
+            kernel_disconnect(ctrls)
+    draw_plots(out, rep)
+    write_report(out, rep)
+    print_summary(rep, out)
+    return EX_PASS if rep["verdict"] == "PASS" else EX_FAIL

@@ -1,0 +1,115 @@
+"""The gates file of tools/nvmeof-qualify: one gate a line.
+
+    METRIC [WORKLOAD QD] OP VALUE        # comment
+
+  per-workload metrics (WORKLOAD and QD required):
+      iops, bw_mib_s, lat_mean_us, p50_lat_us, p90_lat_us, p99_lat_us, p99.9_lat_us,
+      p99.99_lat_us                      OP: <= < >= > == !=   VALUE: a number
+      steady_state                       OP: == !=             VALUE: reached | not_reached
+        (randread, randwrite, randrw only: the workloads run in rounds)
+  whole-run metrics (no WORKLOAD):
+      errors, verify_failures            OP: <= < >= > == !=   VALUE: a number
+  WORKLOAD: randread randwrite randrw seqread seqwrite   QD: qdN (e.g. qd32)
+
+Blank lines and text after '#' are ignored.  Anything else is an error naming FILE:LINE."""
+import re
+
+WORKLOAD_METRICS = ("iops", "bw_mib_s", "lat_mean_us", "p50_lat_us", "p90_lat_us",
+                    "p99_lat_us", "p99.9_lat_us", "p99.99_lat_us")
+RUN_METRICS = ("errors", "verify_failures")
+STEADY_METRIC = "steady_state"
+WORKLOADS = ("randread", "randwrite", "randrw", "seqread", "seqwrite")
+ROUND_WORKLOADS = ("randread", "randwrite", "randrw")
+NUM_OPS = ("<=", "<", ">=", ">", "==", "!=")
+STEADY_VALUES = ("reached", "not_reached")
+
+
+class GateError(Exception):
+    """A gates file error: str() is one line 'FILE:LINE: why'."""
+
+
+class Gate:
+    def __init__(self, metric, workload, qd, op, value, where, text):
+        self.metric, self.workload, self.qd = metric, workload, qd
+        self.op, self.value, self.where, self.text = op, value, where, text
+
+    @property
+    def key(self):
+        """The workload key as the report names it ('randread qd32'), or None."""
+        return None if self.workload is None else "%s qd%d" % (self.workload, self.qd)
+
+    def check(self, measured):
+        """PASS/FAIL of MEASURED (None: not measured, which fails)."""
+        if measured is None:
+            return False
+        return compare(measured, self.op, self.value)
+
+    def as_dict(self):
+        return {"gate": self.text, "where": self.where, "metric": self.metric,
+                "workload": self.key, "op": self.op, "limit": self.value}
+
+
+def compare(a, op, b):
+    return {"<=": a <= b, "<": a < b, ">=": a >= b, ">": a > b, "==": a == b, "!=": a != b}[op]
+
+
+def parse_line(text, where):
+    """One gate from TEXT (a line without its comment), or GateError naming WHERE."""
+    tok = text.split()
+    if len(tok) not in (3, 5):
+        raise GateError("%s: expected 'METRIC [WORKLOAD qdN] OP VALUE', got %r" % (where, text))
+    metric, op, value = tok[0], tok[-2], tok[-1]
+    workload = qd = None
+    if metric not in WORKLOAD_METRICS + RUN_METRICS + (STEADY_METRIC,):
+        raise GateError("%s: unknown metric %r (known: %s)" % (
+            where, metric, " ".join(WORKLOAD_METRICS + RUN_METRICS + (STEADY_METRIC,))))
+    if len(tok) == 5:
+        if metric in RUN_METRICS:
+            raise GateError("%s: %s is a whole-run metric: no workload" % (where, metric))
+        workload, qdt = tok[1], tok[2]
+        if workload not in WORKLOADS:
+            raise GateError("%s: unknown workload %r (known: %s)" % (where, workload, " ".join(WORKLOADS)))
+        m = re.fullmatch(r"qd([1-9][0-9]*)", qdt)
+        if not m:
+            raise GateError("%s: queue depth %r is not qdN (e.g. qd32)" % (where, qdt))
+        qd = int(m.group(1))
+    elif metric not in RUN_METRICS:
+        raise GateError("%s: %s needs a workload and queue depth (e.g. %s randread qd32 ...)" % (
+            where, metric, metric))
+    if metric == STEADY_METRIC:
+        if workload not in ROUND_WORKLOADS:
+            raise GateError("%s: steady_state is measured on %s only, not %s" % (
+                where, ", ".join(ROUND_WORKLOADS), workload))
+        if op not in ("==", "!="):
+            raise GateError("%s: unknown operator %r for steady_state (== or !=)" % (where, op))
+        if value not in STEADY_VALUES:
+            raise GateError("%s: steady_state value %r is not reached or not_reached" % (where, value))
+    else:
+        if op not in NUM_OPS:
+            raise GateError("%s: unknown operator %r (known: %s)" % (where, op, " ".join(NUM_OPS)))
+        try:
+            value = float(value)
+        except ValueError:
+            raise GateError("%s: value %r is not a number" % (where, value)) from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise GateError("%s: value %r is not a finite number" % (where, tok[-1]))
+    return Gate(metric, workload, qd, op, value, where, " ".join(tok))
+
+
+def parse(text, name):
+    """All gates of a gates file's TEXT (NAME is how errors call the file)."""
+    gates = []
+    for i, line in enumerate(text.split("\n"), 1):
+        body = line.split("#", 1)[0].strip()
+        if body:
+            gates.append(parse_line(body, "%s:%d" % (name, i)))
+    return gates
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise GateError("%s: cannot read: %s" % (path, e.strerror)) from None
+    return parse(text, path)
