@@ -45,6 +45,10 @@ struct nvmeof_data {
 	unsigned            nr_unstamped;
 	struct nvmf_io_backlog backlog;  /* queued I/Os waiting for free slots */
 	uint64_t            stop_seen_ms; /* when getevents first saw fio stopping the job */
+	uint64_t            nr_done;     /* I/Os completed (or failed) so far */
+	uint64_t            done_seen;   /* nr_done at the last stop check that saw it move */
+	uint64_t            progress_ms; /* when a stop check last saw completions */
+	uint64_t            max_gap_ms;  /* longest time without completions while I/O waited */
 	uint64_t            next_stop_check_ms;
 	pid_t               parent;      /* process mode: fio's pid (0 in thread mode) */
 	unsigned            uncommitted; /* queued since fio's last commit */
@@ -142,6 +146,7 @@ static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 	else
 		io_u->error = 0;
 	ld->events[ld->nr_events++] = io_u;
+	ld->nr_done++;
 }
 
 static void nvmeof_data_free(struct thread_data *td)
@@ -725,14 +730,18 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 	return 0;
 }
 
-/* Commands in flight get NVMEOF_STOP_GRACE_MS after fio stops the job (a live target answers
- * in far less); then the lane gives them up and the job ends with an error. */
+/* After fio stops the job, commands in flight get NVMEOF_STOP_GRACE_MS, or twice the longest
+ * wait for a completion this job has seen if that is longer (a slow target, an emulated
+ * fabric), counted from the last completion: a target still answering is waited for, a
+ * silent one is given up on.  io_timeout stays the outer bound.  Then the lane gives the
+ * commands up and the job ends with an error. */
 #define NVMEOF_STOP_CHECK_MS 50
 #define NVMEOF_STOP_GRACE_MS 750
 
 static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uint64_t now)
 {
-	char msg[160];
+	uint64_t grace;
+	char msg[200];
 	int rc;
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
@@ -740,18 +749,29 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		nvmeof_abandon_all(ld, rc, msg);
 		return rc;
 	}
+	/* Completion gaps, on this check's clock (no clock read per I/O); an idle lane is no gap. */
+	if (ld->nr_done != ld->done_seen || !nvmeof_nr_inflight(ld)) {
+		if (ld->progress_ms && ld->nr_done != ld->done_seen &&
+		    now - ld->progress_ms > ld->max_gap_ms)
+			ld->max_gap_ms = now - ld->progress_ms;
+		ld->done_seen = ld->nr_done;
+		ld->progress_ms = now;
+	}
 	if (!nvmeof_stop_requested(td, ld))
 		return 0;
 	if (!ld->stop_seen_ms) {
 		ld->stop_seen_ms = now;
 		return 0;
 	}
-	if (now - ld->stop_seen_ms < NVMEOF_STOP_GRACE_MS ||
+	grace = 2 * ld->max_gap_ms > NVMEOF_STOP_GRACE_MS ? 2 * ld->max_gap_ms : NVMEOF_STOP_GRACE_MS;
+	if (grace > ld->io_timeout_ms)
+		grace = ld->io_timeout_ms;
+	if (now - (ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms) < grace ||
 	    (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
 	snprintf(msg, sizeof(msg), "job stopped with %u command(s) and %u waiting I/O(s) the "
-		 "target did not complete within %u ms", nvmeof_nr_inflight(ld), ld->backlog.nr,
-		 NVMEOF_STOP_GRACE_MS);
+		 "target did not complete within %llu ms of its last completion",
+		 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace);
 	return nvmeof_abandon_all(ld, -ETIMEDOUT, msg);
 }
 
