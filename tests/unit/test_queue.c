@@ -61,6 +61,19 @@ static struct nvmf_req *get_flush_cmd(struct nvmf_queue *q, uint32_t nsid)
 	return r;
 }
 
+/* n flush commands on nsid 1, staged and posted in one chain: 0, or -1 (a slot was missing). */
+static int stage_flushes(struct nvmf_queue *q, struct nvmf_req **r, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		r[i] = get_flush_cmd(q, 1);
+		if (!r[i])
+			return -1;
+		nvmf_queue_stage(q, r[i], NULL, 0, 0);
+	}
+	CHECK_EQ(nvmf_queue_flush(q), (int)n);
+	return 0;
+}
+
 static int contains(const char *hay, const char *needle)
 {
 	return hay && strstr(hay, needle) != NULL;
@@ -772,13 +785,8 @@ static void test_recv_reposted(void)
 		unsigned before = peer.nr_recv_log;
 		unsigned calls_before = peer.post_recv_calls;
 
-		for (unsigned i = 0; i < 3; i++) {
-			r[i] = get_flush_cmd(&q, 1);
-			if (!r[i])
-				goto out;
-			nvmf_queue_stage(&q, r[i], NULL, 0, 0);
-		}
-		CHECK_EQ(nvmf_queue_flush(&q), 3);
+		if (stage_flushes(&q, r, 3))
+			goto out;
 		for (unsigned i = 0; i < 3; i++) {
 			sp_send_done(&peer, nvmf_req_slot(&q, r[i]), 0);
 			idx[i] = sp_respond(&peer, r[i]->cid, 0, 0);
@@ -869,13 +877,8 @@ static void test_recv_reposted_before_flush_in_callback(void)
 	setup(&q, depth, NULL);
 	memset(&rf, 0, sizeof(rf));
 	nvmf_queue_set_complete(&q, reflush_complete, &rf);
-	for (unsigned i = 0; i < 3; i++) {
-		r[i] = get_flush_cmd(&q, 1);
-		if (!r[i])
-			goto out;
-		nvmf_queue_stage(&q, r[i], NULL, 0, 0);
-	}
-	CHECK_EQ(nvmf_queue_flush(&q), 3);
+	if (stage_flushes(&q, r, 3))
+		goto out;
 	for (unsigned i = 0; i < 3; i++) {
 		sp_send_done(&peer, nvmf_req_slot(&q, r[i]), 0);
 		CHECK(sp_respond(&peer, r[i]->cid, 0, 0) >= 0);

@@ -15,6 +15,8 @@ Example:
 Every error is one line naming the file and line."""
 import re
 
+from . import read_text
+
 RWS = ("read", "write", "randread", "randwrite", "rw", "randrw")
 KEYS = {"rw": "rw", "bs": "bs", "iodepth": "iodepth", "qd": "iodepth", "numjobs": "numjobs",
         "jobs": "numjobs", "rwmixread": "rwmixread", "name": "name"}
@@ -103,12 +105,7 @@ def parse(text, source="matrix"):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise MatrixError("%s: cannot read: %s" % (path, e.strerror)) from None
-    return parse(text, path)
+    return parse(read_text(path, MatrixError), path)
 
 
 def _rows(spec):

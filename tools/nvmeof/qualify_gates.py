@@ -14,6 +14,8 @@
 Blank lines and text after '#' are ignored.  Anything else is an error naming FILE:LINE."""
 import re
 
+from . import read_text
+
 WORKLOAD_METRICS = ("iops", "bw_mib_s", "lat_mean_us", "p50_lat_us", "p90_lat_us",
                     "p99_lat_us", "p99.9_lat_us", "p99.99_lat_us")
 RUN_METRICS = ("errors", "verify_failures")
@@ -107,9 +109,4 @@ def parse(text, name):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise GateError("%s: cannot read: %s" % (path, e.strerror)) from None
-    return parse(text, path)
+    return parse(read_text(path, GateError), path)

@@ -122,15 +122,6 @@ for mode in process thread; do
 done
 dmsetup resume tbhang 2>/dev/null
 
-port_off() { rm "$PORT/subsystems/$NQN" "$PORT/subsystems/$NQN2"; rmdir "$PORT"; }
-port_on() {
-	mkdir "$PORT"
-	echo rdma > "$PORT/addr_trtype"; echo ipv4 > "$PORT/addr_adrfam"
-	echo "$TARGET_IP" > "$PORT/addr_traddr"; echo "$TARGET_PORT" > "$PORT/addr_trsvcid"
-	ln -s "$CFG/subsystems/$NQN" "$PORT/subsystems/$NQN"
-	ln -s "$CFG/subsystems/$NQN2" "$PORT/subsystems/$NQN2"
-	sleep 1
-}
 subsys_off() { rm "$PORT/subsystems/$NQN"; }
 subsys_on()  { ln -s "$CFG/subsystems/$NQN" "$PORT/subsystems/$NQN"; sleep 1; }
 net_off()    { ip link set "$TESTBED_NETDEV" down; }

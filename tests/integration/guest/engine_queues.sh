@@ -73,16 +73,8 @@ else
 	echo "SKIP grants-fewer: $QM not writable on this kernel"
 fi
 
-# the lane lost with 4 queues, then back: in-flight I/O resubmitted, verify clean
-port_off() { rm "$PORT/subsystems/$NQN" "$PORT/subsystems/$NQN2"; rmdir "$PORT"; }
-port_on() {
-	mkdir "$PORT"
-	echo rdma > "$PORT/addr_trtype"; echo ipv4 > "$PORT/addr_adrfam"
-	echo "$TARGET_IP" > "$PORT/addr_traddr"; echo "$TARGET_PORT" > "$PORT/addr_trsvcid"
-	ln -s "$CFG/subsystems/$NQN" "$PORT/subsystems/$NQN"
-	ln -s "$CFG/subsystems/$NQN2" "$PORT/subsystems/$NQN2"
-	sleep 1
-}
+# the lane lost with 4 queues, then back: in-flight I/O resubmitted, verify clean (port_off,
+# port_on: lib.sh)
 timeout -k 5 "$FIO_TIMEOUT" fio $NVMEOF --name=rq --io_queues=4 --rw=randwrite --bs=16k \
 	--size=16m --iodepth=16 --rate_iops=250 $V --ctrl_loss_tmo=20000 --reconnect_delay=500 \
 	--retry_on_reconnect=1 --io_timeout=5000 --eta=never --output-format=json \

@@ -53,6 +53,20 @@ expect_fail() {
 	sed 's/^/    | /' "$WORK/$name.log" | tail -15
 }
 
+# The target's RDMA port 1 taken away (both subsystems unlinked) and set up again: how the
+# fault suites make the target vanish and come back.
+NVMET_CFG=/sys/kernel/config/nvmet
+NVMET_PORT=$NVMET_CFG/ports/1
+port_off() { rm "$NVMET_PORT/subsystems/$NQN" "$NVMET_PORT/subsystems/$NQN2"; rmdir "$NVMET_PORT"; }
+port_on() {
+	mkdir "$NVMET_PORT"
+	echo rdma > "$NVMET_PORT/addr_trtype"; echo ipv4 > "$NVMET_PORT/addr_adrfam"
+	echo "$TARGET_IP" > "$NVMET_PORT/addr_traddr"; echo "$TARGET_PORT" > "$NVMET_PORT/addr_trsvcid"
+	ln -s "$NVMET_CFG/subsystems/$NQN" "$NVMET_PORT/subsystems/$NQN"
+	ln -s "$NVMET_CFG/subsystems/$NQN2" "$NVMET_PORT/subsystems/$NQN2"
+	sleep 1
+}
+
 suite_end() {
 	echo "$1: $pass passed, $fail failed"
 	[ $fail = 0 ]
