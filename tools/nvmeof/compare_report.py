@@ -149,6 +149,8 @@ def plots(out, plan, cells):
         for p in fiojson.PERCENTILES:
             k = "lat_p%s_us" % format(p, "g")
             lines.append(["p%s" % format(p, "g")] + [by[(row["name"], v)]["median"][k] for v in have])
+        if all(v is None for l in lines for v in l[1:]):
+            continue                        # nothing to draw (gnuplot fails on it)
         base = "plots/lat-%s" % row["name"]
         gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
             "set title 'total latency percentiles: %s (median of repeats)'\nset ylabel 'microseconds'\n"
@@ -173,6 +175,8 @@ def plots(out, plan, cells):
         made.append(("IOPS versus queue depth, %s %s numjobs=%d" % (rw, bs, nj), base))
     # CPU per I/O, all rows
     lines = [[r["name"]] + [by[(r["name"], v)]["median"]["cpu_us_per_io"] for v in have] for r in plan["rows"]]
+    if all(v is None for l in lines for v in l[1:]):
+        return made                         # not measured (--hosts): no plot
     base = "plots/cpu-per-io"
     gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
         "set title 'CPU microseconds per I/O, whole machine (median of repeats)'\n"
@@ -241,7 +245,8 @@ def markdown(plan, base, cells, made):
     if plan.get("hosts"):
         L += ["", "Engine rows ran through fio's client/server mode on %s (the same job file on every "
               "host): each such row is the combined numbers (fio's \"All clients\": I/Os of all hosts over "
-              "the longest runtime, latency histograms merged), the rows under it each host's own. "
+              "the longest runtime; its latency percentiles are the worst host's where fio gives none, as fio 3.33's "
+              "\"All clients\" does: an upper bound), the rows under it each host's own. "
               "CPU us/IO is not measured there (it is this machine's /proc/stat)." % ", ".join(plan["hosts"])]
     bad = [c for c in cells if c["status"] in ("failed", "partial")]
     if bad:

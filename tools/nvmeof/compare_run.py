@@ -311,6 +311,8 @@ def summarize(rec, base, hosts=None):
         doc = fiojson.load(base + ".json")
         if hosts:
             rows = clientserver.report_rows(doc, hosts)
+            if clientserver.fill_percentiles(rows):
+                rec["lat_percentiles"] = "worst host's (fio's All clients has none)"
             rec["hosts"] = dict(rows[:-1])
             rec["cpu"] = "not measured (remote hosts)"
             m = rows[-1][1]
