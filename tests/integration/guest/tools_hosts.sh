@@ -148,9 +148,15 @@ for run in r["runs"]:
         fail("run %s: per-host numbers for %r" % (run["name"], sorted(run.get("hosts") or {})))
     if run["name"] in ("precondition", "verify-write", "verify-read"):
         per = [h["io_bytes"] for h in run["hosts"].values()]
-        want = 2 * (1 << 20) if run["name"] == "precondition" else 1 << 20
+        # its half of 2 MiB: written twice (fill), once (verify-write); verify-read reads it and
+        # fio's verify_only counts the same bytes as written too
+        want = (1 << 20) if run["name"] == "verify-write" else 2 * (1 << 20)
         if per != [want, want]:
             fail("%s: bytes per host %r, expected %d each (its half of 2 MiB)" % (run["name"], per, want))
+        for i, off in ((1, 0), (2, 1 << 20)):
+            job = open(os.path.join(out, "fio", "%s.host%d.fio" % (run["name"], i))).read().split("\n")
+            if "size=%d" % (1 << 20) not in job or "offset=%d" % off not in job:
+                fail("%s.host%d.fio: not size=1 MiB at offset %d" % (run["name"], i, off))
 md = open(os.path.join(out, "report.md")).read()
 for h in hosts:
     if "randread qd8 on %s |" % h not in md:
