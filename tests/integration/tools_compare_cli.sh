@@ -71,5 +71,17 @@ CASES
 : > "$WORK/empty.m"
 refuse matrix-empty 'empty.m: no rows' --matrix "$WORK/empty.m"
 
+# --hosts (fio client/server): engine initiators and a real target only; bad host lists
+H=(--hosts 127.0.0.1:8765,127.0.0.1:8766)
+REALK=(--traddr 192.0.2.1 --subnqn nqn.2016-06.io.spdk:cnode1 --nsid 1 --quick)
+refuse hosts-kernel ": --hosts runs only the engine's initiators; refusing kernel-libaio" \
+	"${REALK[@]}" "${H[@]}" --initiators engine-poll,kernel-libaio
+refuse hosts-testbed ': --hosts needs a real target' --quick "${H[@]}"
+refuse hosts-empty ": --hosts: no hosts in ' , '" "${REALK[@]}" --hosts ' , '
+refuse hosts-twice ': --hosts: host 127.0.0.1:8765 given twice' "${REALK[@]}" --hosts 127.0.0.1,127.0.0.1:8765
+refuse hosts-port ": --hosts: 'h:99999': port 99999 out of range" "${REALK[@]}" --hosts h:99999
+accept hosts-engine-default '2 rows x [0-9]+ initiators \(engine-[a-z-]+(,engine-[a-z-]+)*\).*fio servers 127.0.0.1:8765,127.0.0.1:8766' \
+	"${REALK[@]}" "${H[@]}"
+
 echo "tools_compare_cli: $pass passed, $fail failed"
 [ $fail = 0 ]

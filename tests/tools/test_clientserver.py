@@ -125,6 +125,20 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(rows[cs.COMBINED_LABEL]["ios"], rows[A]["ios"] + rows[B]["ios"])
         self.assertEqual(rows[A]["ios"], (2 << 20) // 4096)
 
+    def test_fill_percentiles(self):
+        # fio 3.33's "All clients" has no percentile table: the combined row gets the worst host's
+        _text, doc, _split = self.split("json.stdout")
+        self.assertNotIn("percentile", [j for j in doc["client_stats"]
+                                        if j["jobname"] == cs.ALL_CLIENTS][0]["read"]["clat_ns"])
+        rows = [(A, {"lat_p99_us": 10.0, "lat_p50_us": 3.0}), (B, {"lat_p99_us": 30.0, "lat_p50_us": 2.0}),
+                (cs.COMBINED_LABEL, {"lat_p99_us": None, "lat_p50_us": None})]
+        self.assertEqual(sorted(cs.fill_percentiles(rows)), ["lat_p50_us", "lat_p99_us"])
+        self.assertEqual((rows[-1][1]["lat_p99_us"], rows[-1][1]["lat_p50_us"]), (30.0, 3.0))
+        given = [(A, {"lat_p99_us": 10.0}), (B, {"lat_p99_us": 30.0}), (cs.COMBINED_LABEL, {"lat_p99_us": 12.0})]
+        self.assertEqual(cs.fill_percentiles(given), [])
+        self.assertEqual(given[-1][1]["lat_p99_us"], 12.0)
+        self.assertEqual(cs.fill_percentiles(given[1:]), [])      # one host: nothing to fill
+
     def test_error_lines_forwarded(self):
         text, doc, (per_host, combined) = self.split("err.stdout")
         errs = [l for l in cs.text_lines(text) if re.match(r"^<[^>]*> nvmeof: namespace 9 ", l)]

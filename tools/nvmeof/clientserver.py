@@ -11,7 +11,8 @@ client merges the results into one JSON document:
 Every job object of "client_stats" carries "hostname" and "port" (the server it came from, as
 given on the client's command line, not resolved).  The "All clients" entry, present when the
 servers sent more than one job result in all, is fio's sum over every job of every server
-(sum_thread_stats: I/Os and bytes added, latency histograms merged, runtime the longest job's,
+(sum_thread_stats: I/Os and bytes added, latency min/max/mean merged, but - fio 3.33 - no
+"percentile" table in its lat_ns/clat_ns (see fill_percentiles()); runtime the longest job's,
 so its IOPS is all I/Os over the longest runtime - the sum of the hosts' IOPS only when they
 ran for the same time, e.g. time_based); its "hostname"/"port" are those of the last server to
 report, so it is recognised by its name.
@@ -188,8 +189,8 @@ def split_results(doc):
 
 def report_rows(doc, hosts=None):
     """[(label, metrics)]: one row per host (fiojson.sum_jobs over its jobs; label its key),
-    then the combined row (label "all hosts"; fio's "All clients" sum, whose latency
-    percentiles fio merged from every server's histogram).  Host rows come in the order fio
+    then the combined row (label "all hosts"; fio's "All clients" sum, without latency
+    percentiles in fio 3.33: fill_percentiles() gives it the worst host's).  Host rows come in the order fio
     reported them, or in the order of HOSTS (the specs given to client_args()) when given;
     then a host without results is a ValueError naming it."""
     per_host, combined = split_results(doc)
@@ -204,6 +205,25 @@ def report_rows(doc, hosts=None):
     if combined:
         rows.append((COMBINED_LABEL, fiojson.sum_jobs(combined)))
     return rows
+
+
+def fill_percentiles(rows):
+    """Give the combined row of report_rows() (the last) the percentiles fio left out: fio's
+    "All clients" entry (fio 3.33) has no "percentile" table, so lat_p*_us are None there.
+    Each missing one becomes the worst (largest) host's value - an upper bound of the true
+    combined percentile (a mixture's quantile lies between its parts'), right for "<=" gates.
+    Returns the keys filled (empty when fio gave them, or with one host)."""
+    if len(rows) < 3:
+        return []
+    comb, hosts = rows[-1][1], [m for _k, m in rows[:-1]]
+    filled = []
+    for p in fiojson.PERCENTILES:
+        k = "lat_p%s_us" % format(p, "g")
+        vals = [m.get(k) for m in hosts]
+        if comb.get(k) is None and vals and all(v is not None for v in vals):
+            comb[k] = max(vals)
+            filled.append(k)
+    return filled
 
 
 def text_lines(text):

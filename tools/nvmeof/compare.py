@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+from . import clientserver
 from . import compare_matrix as cm
 from . import compare_report
 from . import compare_run
@@ -52,6 +53,11 @@ def parser():
     t.add_argument("--rdma-dev", help="RDMA device whose counters are read (default: all)")
     t.add_argument("--destructive", action="store_true",
                    help="allow write rows (and the prefill) on the named namespace of a real target")
+    t.add_argument("--hosts", metavar="H1,H2:PORT,...",
+                   help="run the engine rows through fio's client/server mode on these hosts (each runs "
+                        "`fio --server` and connects to the real target itself; same job file to every host): "
+                        "per-host and combined numbers. Engine initiators only (kernel/spdk refused); needs a "
+                        "real target; CPU us/IO is not measured (it is local /proc/stat)")
     p.add_argument("--testbed-smp", type=int, default=2, help="testbed guest vCPUs (2)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--report-only", metavar="DIR", help="(re)make the report of an output directory")
@@ -108,7 +114,20 @@ def make_plan(a):
     if a.spdk_plugin and not os.path.isfile(a.spdk_plugin):
         die("--spdk-plugin %s: no such file" % a.spdk_plugin)
     io_queues = compare_run.engine_has_io_queues(a.fio, a.engine) if os.path.exists(a.engine) else False
-    variants = resolve_initiators(a.initiators, io_queues, a.spdk_plugin)
+    hosts = None
+    if a.hosts is not None:
+        try:
+            hosts = clientserver.parse_hosts(a.hosts)
+        except ValueError as e:
+            die("--hosts: %s" % e)
+        if not real and not a.in_testbed:
+            die("--hosts needs a real target (--traddr, --subnqn, --nsid): the fio servers connect to it themselves")
+    variants = resolve_initiators(a.initiators or ("engine" if hosts else None), io_queues, a.spdk_plugin)
+    if hosts:
+        other = [v for v in variants if cm.variant_kind(v) != "engine"]
+        if other:
+            die("--hosts runs only the engine's initiators; refusing %s (run those without --hosts)"
+                % ",".join(other))
     if any(cm.variant_kind(v) == "engine" for v in variants) and not os.path.isfile(a.engine):
         die("engine %s not found (run make, or --engine PATH)" % a.engine)
     wr = [r["name"] for r in rows if cm.writes(r)]
@@ -128,7 +147,7 @@ def make_plan(a):
     writes_allowed = target["testbed"] or a.destructive
     return {"rows": rows, "variants": variants, "repeat": a.repeat, "runtime": a.runtime,
             "size": a.size, "target": target, "io_queues": io_queues,
-            "prefill": writes_allowed and not a.no_prefill}
+            "prefill": writes_allowed and not a.no_prefill, "hosts": hosts}
 
 
 def forward_args(argv):
@@ -201,7 +220,8 @@ def main(argv=None):
     if a.dry_run:
         print("%s: %d rows x %d initiators (%s) x %d repeats, %d s each; target %s" % (
             PROG, len(plan["rows"]), len(plan["variants"]), ",".join(plan["variants"]), plan["repeat"],
-            plan["runtime"], "testbed" if plan["target"]["testbed"] else plan["target"]["traddr"]))
+            plan["runtime"], "testbed" if plan["target"]["testbed"] else plan["target"]["traddr"])
+              + ("; fio servers %s" % ",".join(plan["hosts"]) if plan["hosts"] else ""))
         for r in plan["rows"]:
             print("  %s: rw=%s bs=%s iodepth=%d numjobs=%d%s" % (
                 r["name"], r["rw"], r["bs"], r["iodepth"], r["numjobs"],

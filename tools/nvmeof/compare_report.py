@@ -30,9 +30,12 @@ def fmt(key, v):
     return "-" if v is None else FORMATS[key] % v
 
 
-def run_numbers(rec, clk_tck):
-    """The numbers of one run record (see compare_run.summarize)."""
-    m = rec["metrics"]
+def run_numbers(rec, clk_tck, m=None):
+    """The numbers of one run record (see compare_run.summarize); M: other metrics of it (one
+    host's of a client/server run: no CPU us/IO)."""
+    if m is not None:
+        rec = {}
+    m = rec["metrics"] if m is None else m
     n = {
         "iops": m["iops"],
         "mib_s": m["bw_bytes"] / 2.0 ** 20,
@@ -78,8 +81,18 @@ def aggregate(out):
                      "counters": r.get("counters", {})}
                 if "metrics" in r:
                     p.update(run_numbers(r, clk))
+                if "hosts" in r:
+                    p["hosts"] = {h: run_numbers(r, clk, hm) for h, hm in r["hosts"].items()}
+                    p["cpu"] = r.get("cpu")
                 per.append(p)
             med = {k: _median([p.get(k) for p in per if p["status"] == "ok"]) for k in METRICS}
+            hosts = {}
+            for p in per:
+                for h in p.get("hosts", {}):
+                    hosts.setdefault(h, None)
+            hosts = {h: {k: _median([p["hosts"][h].get(k) for p in per
+                                     if p["status"] == "ok" and h in p.get("hosts", {})]) for k in METRICS}
+                     for h in hosts}
             counters = {}
             for p in per:
                 for k, d in p["counters"].items():
@@ -93,6 +106,8 @@ def aggregate(out):
                     "errors": sum(p.get("errors", 0) for p in per),
                     "note": "; ".join(sorted({r["note"] for r in rs if r.get("note")})),
                     "median": med, "counters": counters, "per_run": per}
+            if hosts:
+                cell["hosts"] = hosts      # per-host medians; "median" is the combined row's
             line[v] = cell
             cells.append(cell)
         b = line.get(base) if base else None
@@ -134,6 +149,8 @@ def plots(out, plan, cells):
         for p in fiojson.PERCENTILES:
             k = "lat_p%s_us" % format(p, "g")
             lines.append(["p%s" % format(p, "g")] + [by[(row["name"], v)]["median"][k] for v in have])
+        if all(v is None for l in lines for v in l[1:]):
+            continue                        # nothing to draw (gnuplot fails on it)
         base = "plots/lat-%s" % row["name"]
         gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
             "set title 'total latency percentiles: %s (median of repeats)'\nset ylabel 'microseconds'\n"
@@ -158,6 +175,8 @@ def plots(out, plan, cells):
         made.append(("IOPS versus queue depth, %s %s numjobs=%d" % (rw, bs, nj), base))
     # CPU per I/O, all rows
     lines = [[r["name"]] + [by[(r["name"], v)]["median"]["cpu_us_per_io"] for v in have] for r in plan["rows"]]
+    if all(v is None for l in lines for v in l[1:]):
+        return made                         # not measured (--hosts): no plot
     base = "plots/cpu-per-io"
     gnuplot.draw(os.path.join(out, base), PLOT_HEAD + (
         "set title 'CPU microseconds per I/O, whole machine (median of repeats)'\n"
@@ -216,6 +235,19 @@ def markdown(plan, base, cells, made):
             fmt("lat_p99.99_us", m["lat_p99.99_us"]), fmt("usr_sys_cpu", m["usr_sys_cpu"]),
             fmt("cpu_us_per_io", m["cpu_us_per_io"]), c["errors"], fmt("ratio", r["iops"]),
             fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"])))
+        for h, hm in c.get("hosts", {}).items():
+            L.append("| %s | &nbsp;&nbsp;%s on %s | | %s | %s | %s | %s | %s | %s | %s | %s | %s | | | | |" % (
+                c["row"], c["variant"], h, fmt("iops", hm["iops"]), fmt("mib_s", hm["mib_s"]),
+                fmt("lat_p50_us", hm["lat_p50_us"]), fmt("lat_p90_us", hm["lat_p90_us"]),
+                fmt("lat_p99_us", hm["lat_p99_us"]), fmt("lat_p99.9_us", hm["lat_p99.9_us"]),
+                fmt("lat_p99.99_us", hm["lat_p99.99_us"]), fmt("usr_sys_cpu", hm["usr_sys_cpu"]),
+                fmt("cpu_us_per_io", hm["cpu_us_per_io"])))
+    if plan.get("hosts"):
+        L += ["", "Engine rows ran through fio's client/server mode on %s (the same job file on every "
+              "host): each such row is the combined numbers (fio's \"All clients\": I/Os of all hosts over "
+              "the longest runtime; its latency percentiles are the worst host's where fio gives none, as fio 3.33's "
+              "\"All clients\" does: an upper bound), the rows under it each host's own. "
+              "CPU us/IO is not measured there (it is this machine's /proc/stat)." % ", ".join(plan["hosts"])]
     bad = [c for c in cells if c["status"] in ("failed", "partial")]
     if bad:
         L += ["", "Failed runs:", ""]
@@ -258,6 +290,10 @@ def text_table(plan, base, cells):
                 fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ratio", r["iops"]),
                 fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"]),
                 sum(c["counters"].values()), "" if c["status"] == "ok" else "  (%s)" % c["status"]))
+            for h, hm in c.get("hosts", {}).items():
+                L.append("    %-18s %9s %10s %10s %10s" % (
+                    h, fmt("iops", hm["iops"]), fmt("lat_p50_us", hm["lat_p50_us"]),
+                    fmt("lat_p99_us", hm["lat_p99_us"]), fmt("lat_p99.9_us", hm["lat_p99.9_us"])))
     for w in plan["env"]["warnings"]:
         L.append("WARNING: " + w)
     return "\n".join(L) + "\n"
@@ -279,6 +315,7 @@ def write(out):
     doc = {"tool": "nvmeof-compare", "rows": plan["rows"], "variants": plan["variants"],
            "repeat": plan["repeat"], "runtime": plan["runtime"], "size": plan["size"],
            "target": plan["target"], "env": plan["env"], "baseline": base, "metrics": list(METRICS),
+           "hosts": plan.get("hosts"),
            "cells": cells, "plots": [{"title": t, "svg": b + ".svg", "png": b + ".png"} for t, b in made]}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)

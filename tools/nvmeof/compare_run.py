@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+from . import clientserver
 from . import compare_matrix as cm
 from . import fiojson
 
@@ -242,20 +243,25 @@ def job_text(row, variant, ctx, runtime, size):
     return "\n".join(g + [""] + j) + "\n"
 
 
-def run_fio(fio, text, base, timeout, env=None, cwd=None):
+def run_fio(fio, text, base, timeout, env=None, cwd=None, hosts=None):
     """The one place a fio runs: TEXT is written to BASE.fio, fio writes its JSON to BASE.json
     and its other output to BASE.log.  Killed (its process group) after TIMEOUT seconds (rc 124)
     or when this process is interrupted (the exception goes on).  Returns (rc, wall seconds).
-    (A fio --client path would add its argument here.)"""
+    HOSTS (clientserver specs): fio runs as the client of those servers, the same job file to
+    each; its stdout (the servers' forwarded text lines, then the JSON with "client_stats") goes
+    to BASE.json (fiojson.parse skips the text), its stderr to BASE.log."""
     with open(base + ".fio", "w") as f:
         f.write(text)
-    argv = [fio, "--eta=never", "--output-format=json", "--output=%s.json" % base, base + ".fio"]
+    if hosts:
+        argv = [fio, "--eta=never", "--output-format=json"] + clientserver.client_args(hosts, base + ".fio")
+    else:
+        argv = [fio, "--eta=never", "--output-format=json", "--output=%s.json" % base, base + ".fio"]
     e = dict(os.environ)
     e.update(env or {})
     t0 = time.monotonic()
-    with open(base + ".log", "w") as logf:
-        p = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             env=e, cwd=cwd, start_new_session=True)
+    with open(base + ".log", "w") as logf, open(base + ".json" if hosts else os.devnull, "w") as outf:
+        p = subprocess.Popen(argv, stdout=outf if hosts else logf, stderr=logf if hosts else subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, env=e, cwd=cwd, start_new_session=True)
         try:
             rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -292,22 +298,32 @@ def busy_jiffies(line):
     return f[0] + f[1] + f[2] + f[5] + f[6] + f[7]
 
 
-def summarize(rec, base):
+def summarize(rec, base, hosts=None):
     """Add the numbers of fio's JSON and the CPU hooks to run record REC (done on the running
-    side so that runs.jsonl is complete by itself; the report recomputes nothing else)."""
+    side so that runs.jsonl is complete by itself; the report recomputes nothing else).  With
+    HOSTS (a client/server run): "metrics" are the combined numbers (fio's "All clients"),
+    "hosts" {host key: metrics} each server's, and no CPU hooks ran ("cpu": "not measured")."""
     pre, post = _stat_lines(base + ".prerun"), _stat_lines(base + ".postrun")
     if pre and post:
         rec["stat_first_prerun"], rec["stat_last_postrun"] = pre[0], post[-1]
         rec["busy_jiffies"] = busy_jiffies(post[-1]) - busy_jiffies(pre[0])
     try:
         doc = fiojson.load(base + ".json")
-        m = fiojson.sum_jobs(doc.get("jobs") or doc.get("client_stats") or [])
+        if hosts:
+            rows = clientserver.report_rows(doc, hosts)
+            if clientserver.fill_percentiles(rows):
+                rec["lat_percentiles"] = "worst host's (fio's All clients has none)"
+            rec["hosts"] = dict(rows[:-1])
+            rec["cpu"] = "not measured (remote hosts)"
+            m = rows[-1][1]
+        else:
+            m = fiojson.sum_jobs(doc.get("jobs") or doc.get("client_stats") or [])
     except (ValueError, OSError) as e:
         rec["status"] = "fail"
         rec["note"] = (rec.get("note", "") + "; " if rec.get("note") else "") + "no usable fio JSON: %s" % str(e).replace(os.path.dirname(base) + "/", "")
         return rec
     rec["metrics"] = m
-    if rec["rc"] != 0 or m["error"]:
+    if rec["rc"] != 0 or m["error"] or any(h["error"] for h in rec.get("hosts", {}).values()):
         rec["status"] = "fail"
     elif not m["ios"]:
         rec["status"] = "fail"
@@ -333,6 +349,9 @@ def execute(plan, out, args):
     unavailable = {}
     failed = 0
     ctx = {"engine": args.engine, "target": target, "kernel_dev": None}
+    hosts = plan.get("hosts")
+    if hosts:
+        log("engine rows through fio's client/server mode on %s (CPU us/IO not measured)" % ",".join(hosts))
     try:
         if any(cm.variant_kind(v) == "kernel" for v in variants):
             if kernel.connect():
@@ -362,7 +381,7 @@ def execute(plan, out, args):
                 text = job_text(fill, pv, ctx, 0, plan["size"]).replace("time_based=1\nruntime=0\n", "")
                 log("prefill: writing the first %s of the namespace sequentially through %s" % (plan["size"], pv))
                 rc, wall = run_fio(fio, text, os.path.join(work, "prefill"), 600 + slack,
-                                   env=ctx.get("spdk_env") if pv == "spdk" else None, cwd=work)
+                                   env=ctx.get("spdk_env") if pv == "spdk" else None, cwd=work, hosts=hosts)
                 log("prefill: %s (%.1f s)" % ("ok" if rc == 0 else "FAILED rc %d" % rc, wall))
                 failed += rc != 0
         total = len(rows) * len(variants) * repeat
@@ -390,11 +409,12 @@ def execute(plan, out, args):
                     for ext in (".prerun", ".postrun"):
                         if os.path.exists(base + ext):
                             os.unlink(base + ext)
-                    c = dict(ctx, hooks=(base + ".prerun", base + ".postrun"))
+                    c = dict(ctx, hooks=None if hosts else (base + ".prerun", base + ".postrun"))
                     snap0 = counters_snapshot(target.get("rdma_dev"))
                     rc, wall = run_fio(fio, job_text(row, v, c, args.runtime, plan["size"]), base,
                                        args.runtime + slack,
-                                       env=ctx.get("spdk_env") if v == "spdk" else None, cwd=work)
+                                       env=ctx.get("spdk_env") if v == "spdk" else None, cwd=work,
+                                       hosts=hosts)
                     snap1 = counters_snapshot(target.get("rdma_dev"))
                     done_walls.append(wall)
                     rec.update(rc=rc, wall_s=round(wall, 3), json="runs/%s.json" % rid,
@@ -402,12 +422,13 @@ def execute(plan, out, args):
                     if rc != 0:
                         rec["note"] = "fio killed after %d s" % (args.runtime + slack) if rc == 124 \
                             else "fio exited %d" % rc
-                    summarize(rec, base)
+                    summarize(rec, base, hosts)
                     _append(manifest, rec)
                     if rec["status"] == "ok":
                         m = rec["metrics"]
-                        log("  ok: %.0f IOPS, p99 %s us (%.1f s)" % (
-                            m["iops"], _f(m.get("lat_p99_us")), wall))
+                        log("  ok: %.0f IOPS, p99 %s us (%.1f s)%s" % (
+                            m["iops"], _f(m.get("lat_p99_us")), wall, "".join(
+                                "; %s %.0f IOPS" % (k, h["iops"]) for k, h in rec.get("hosts", {}).items())))
                     else:
                         failed += 1
                         log("  FAILED %s: %s; fio said:" % (rid, rec["note"] or "job error %s" % rec.get(

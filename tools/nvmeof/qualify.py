@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from . import fiojson, gnuplot, qualify_gates, qualify_steady
+from . import clientserver, fiojson, gnuplot, qualify_gates, qualify_steady
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS)
@@ -68,6 +68,10 @@ def build_parser():
     t.add_argument("--dev", help="kernel initiator: an already connected block device (no nvme connect)")
     p.add_argument("--initiator", choices=("engine", "kernel"), default="engine",
                    help="engine (this project's fio engine, default) or kernel (nvme-rdma, fio libaio)")
+    p.add_argument("--hosts", metavar="H1,H2:PORT,...",
+                   help="run every workload on all these hosts at once through fio's client/server mode "
+                        "(each runs `fio --server` and connects to --traddr itself): gates on the combined "
+                        "numbers, per-host numbers in the report; engine initiator and --traddr only")
     p.add_argument("--size", default="1G", help="working set from offset 0 (default 1G; multiple of 128 KiB)")
     p.add_argument("--precondition", choices=("fill", "none"), default="fill",
                    help="fill: sequential 128 KiB writes over twice the working set (default); none")
@@ -117,6 +121,18 @@ def check_args(a):
                         % (human(a.size_bytes), what))
     elif a.subnqn and not a.in_testbed:
         raise Usage("--subnqn without --traddr")
+    a.host_list = None
+    if a.hosts is not None:
+        try:
+            a.host_list = clientserver.parse_hosts(a.hosts)
+        except ValueError as e:
+            raise Usage("--hosts: %s" % e)
+        if a.initiator != "engine":
+            raise Usage("--hosts is for --initiator engine (the kernel initiator runs here only)")
+        if not a.traddr:
+            raise Usage("--hosts needs a real target (--traddr, --subnqn): the fio servers connect to it themselves")
+        if a.size_bytes // len(a.host_list) < (128 << 10):
+            raise Usage("--size %s: less than 128 KiB per host for the fill and verify slices" % a.size)
     if a.initiator == "engine" and not os.path.exists(a.engine):
         raise Usage("engine %s not found (run make)" % a.engine)
 
@@ -180,19 +196,58 @@ class Runner:
         direct = 1 if os.path.exists(self.dev) and not os.path.isfile(self.dev) else 0
         return ["--ioengine=libaio", "--direct=%d" % direct, "--filename=" + self.dev]
 
-    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None):
+    def host_jobs(self, name, args, sliced):
+        """--hosts: the job file(s) of ARGS (fio's --KEY=VALUE options, the first --name=),
+        fio/NAME.fio for every host, or with SLICED fio/NAME.HOST-N.fio each covering its own
+        1/N of the working set (offset, size in 128 KiB units: fill and verify, where hosts
+        writing the same blocks at once would make the check meaningless)."""
+        kv = [x[2:].split("=", 1) for x in args]
+        hosts = self.a.host_list
+        sl = (self.a.size_bytes // len(hosts)) // (128 << 10) * (128 << 10)
+
+        def text(i):
+            lines = ["[%s]" % kv[0][1]]
+            for k, v in kv[1:]:
+                if sliced and k == "size":
+                    v = str(sl)
+                elif sliced and k == "offset":
+                    v = str(i * sl)
+                lines.append("%s=%s" % (k, v))
+            return "\n".join(lines) + "\n"
+        if not sliced:
+            path = os.path.join(self.fiodir, name + ".fio")
+            with open(path, "w") as f:
+                f.write(text(0))
+            return path
+        files = {}
+        for i, h in enumerate(hosts):
+            files[h] = os.path.join(self.fiodir, "%s.host%d.fio" % (name, i + 1))
+            with open(files[h], "w") as f:
+                f.write(text(i))
+        return files
+
+    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None, sliced=False):
         """One fio run; returns its record (also kept in self.runs).  Sets self.stopped on the
-        first error or verify failure."""
+        first error or verify failure.  With --hosts: fio's client runs the job on every host
+        (SLICED: each host on its own part of the working set); "metrics" are the combined
+        numbers, "hosts" each host's."""
         jpath = os.path.join(self.fiodir, name + ".json")
         lpath = os.path.join(self.fiodir, name + ".log")
-        cmd = [self.a.fio, "--eta=never", "--output-format=json", "--output=" + jpath,
-               "--name=" + (jobname or re.sub(r"-r[0-9]+$", "", name))] + self.target_args() + \
-              ["--size=%d" % self.a.size_bytes, "--offset=0", "--lat_percentiles=1"] + opts
+        args = ["--name=" + (jobname or re.sub(r"-r[0-9]+$", "", name))] + self.target_args() + \
+               ["--size=%d" % self.a.size_bytes, "--offset=0", "--lat_percentiles=1"] + opts
+        hosts = self.a.host_list
+        if hosts:
+            cmd = [self.a.fio, "--eta=never", "--output-format=json"] + \
+                clientserver.client_args(hosts, self.host_jobs(name, args, sliced))
+        else:
+            cmd = [self.a.fio, "--eta=never", "--output-format=json", "--output=" + jpath] + args
         rec = {"name": name, "label": label, "json": os.path.relpath(jpath, self.out),
                "log": os.path.relpath(lpath, self.out), "cmd": " ".join(shlex.quote(c) for c in cmd)}
         t0 = time.time()
-        with open(lpath, "w") as log:
-            self.child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        with open(lpath, "w") as log, open(jpath if hosts else os.devnull, "w") as jout:
+            # a client's stdout: the servers' text lines, then the JSON (fiojson.parse skips the text)
+            self.child = subprocess.Popen(cmd, stdout=jout if hosts else log, stderr=log if hosts else subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL)
             try:
                 rc = self.child.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -208,11 +263,27 @@ class Runner:
         rec["secs"] = round(time.time() - t0, 1)
         with open(lpath, errors="replace") as f:
             logtext = f.read()
+        if hosts:
+            try:
+                with open(jpath, errors="replace") as f:
+                    logtext += "\n".join(clientserver.text_lines(f.read())) + "\n"
+            except OSError:
+                pass
         why = None
         m = None
         try:
             doc = fiojson.load(jpath)
-            m = fiojson.job_metrics(doc["jobs"][0])
+            if hosts:
+                rows = clientserver.report_rows(doc, hosts)
+                if clientserver.fill_percentiles(rows):
+                    rec["lat_percentiles"] = "worst host's (fio's All clients has none)"
+                rec["hosts"] = dict(rows[:-1])
+                m = dict(rows[-1][1])
+                for hm in rec["hosts"].values():      # an error on any host is the run's
+                    m["error"] = m["error"] or hm["error"]
+                m["total_err"] = sum(hm["total_err"] for hm in rec["hosts"].values())
+            else:
+                m = fiojson.job_metrics(doc["jobs"][0])
             rec["metrics"] = m
         except (OSError, ValueError, KeyError, IndexError) as e:
             why = "no fio JSON report (%s)" % e
@@ -249,8 +320,9 @@ class Runner:
         if why:
             say("%s: STOP (%s)" % (label, self.stopped["reason"]))
         else:
-            say("%s: %.0f IOPS, %.1f MiB/s, p99 %s us (%.1f s)" % (
-                label, m["iops"], m["bw_bytes"] / 2.0 ** 20, fmt(m.get("lat_p99_us")), rec["secs"]))
+            say("%s: %.0f IOPS, %.1f MiB/s, p99 %s us (%.1f s)%s" % (
+                label, m["iops"], m["bw_bytes"] / 2.0 ** 20, fmt(m.get("lat_p99_us")), rec["secs"],
+                "".join("; %s %.0f IOPS" % (k, hm["iops"]) for k, hm in rec.get("hosts", {}).items())))
         return rec
 
     def kill_child(self):
@@ -273,10 +345,11 @@ def fmt(v, nd=1):
     return "%.*f" % (nd, v)
 
 
-def window_metrics(rounds, first, last):
+def window_metrics(rounds, first, last, host=None):
     """A round workload's numbers over its measurement window (rounds FIRST..LAST, 1-based):
-    IOPS, MiB/s and mean latency averaged over the rounds; percentiles the worst round's."""
-    ms = [r["metrics"] for r in rounds[first - 1:last]]
+    IOPS, MiB/s and mean latency averaged over the rounds; percentiles the worst round's.
+    HOST: that host's numbers of each round (--hosts) instead of the combined ones."""
+    ms = [r["hosts"][host] if host else r["metrics"] for r in rounds[first - 1:last]]
     out = {"iops": sum(m["iops"] for m in ms) / len(ms),
            "bw_mib_s": sum(m["bw_bytes"] for m in ms) / len(ms) / 2.0 ** 20,
            "lat_mean_us": sum(m["lat_mean_us"] or 0 for m in ms) / len(ms)}
@@ -307,7 +380,7 @@ def qualify(a, out, gates):
     try:
         if a.precondition == "fill":
             r.run("precondition", "precondition: sequential fill x2",
-                  ["--rw=write", "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd, "--loops=2"], seq_to * 2)
+                  ["--rw=write", "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd, "--loops=2"], seq_to * 2, sliced=True)
         for key, kind in keys:
             if r.stopped:
                 break
@@ -331,6 +404,11 @@ def qualify(a, out, gates):
                       "steady_state": ss}
                 if rounds:
                     wl["metrics"] = window_metrics(rounds, ss["window_first"], ss["window_last"])
+                    if a.host_list:
+                        wl["hosts"] = {h: window_metrics(rounds, ss["window_first"], ss["window_last"], h)
+                                       for h in rounds[0]["hosts"]}
+                        for x, y in zip(wl["rounds"], rounds):
+                            x["hosts_iops"] = {h: hm["iops"] for h, hm in y["hosts"].items()}
                     say("%s: steady state %s (rounds %d-%d, average %.0f IOPS)" % (
                         key, "reached" if ss["reached"] else "NOT reached",
                         ss["window_first"], ss["window_last"], ss["avg"]))
@@ -342,6 +420,8 @@ def qualify(a, out, gates):
                 workloads[key] = {"kind": kind, "json": rec["json"]}
                 if not r.stopped:
                     workloads[key]["metrics"] = single_metrics(rec["metrics"])
+                    if a.host_list:
+                        workloads[key]["hosts"] = {h: single_metrics(hm) for h, hm in rec["hosts"].items()}
             elif kind == "lat":
                 rec = r.run(name, key + " (QD1 latency)",
                             ["--rw=randread", "--bs=" + RAND_BS, "--iodepth=1", "--norandommap=1",
@@ -349,11 +429,13 @@ def qualify(a, out, gates):
                 workloads[key] = {"kind": kind, "json": rec["json"]}
                 if not r.stopped:
                     workloads[key]["metrics"] = single_metrics(rec["metrics"])
+                    if a.host_list:
+                        workloads[key]["hosts"] = {h: single_metrics(hm) for h, hm in rec["hosts"].items()}
         if "verify" in a.wl and not r.stopped:
             vopts = ["--rw=write", "--bs=" + VERIFY_BS, "--iodepth=%d" % a.seq_qd, "--verify=crc32c",
                      "--randrepeat=1", "--verify_state_save=0"]
             r.run("verify-write", "verify: write the working set (crc32c)", vopts + ["--do_verify=0"], seq_to,
-                  jobname="verify")
+                  jobname="verify", sliced=True)
             if not r.stopped and a.verify_pause_cmd:
                 say("verify: running --verify-pause-cmd: %s" % a.verify_pause_cmd)
                 p = subprocess.run(a.verify_pause_cmd, shell=True)
@@ -365,7 +447,7 @@ def qualify(a, out, gates):
             if not r.stopped:
                 r.run("verify-read", "verify: read back and check every block",
                       vopts + ["--do_verify=1", "--verify_only=1", "--verify_fatal=1"], seq_to, verify_phase=True,
-                      jobname="verify")
+                      jobname="verify", sliced=True)
     finally:
         r.kill_child()
     return build_report(a, r, workloads, gates)
@@ -392,7 +474,7 @@ def build_report(a, r, workloads, gates):
     return {
         "tool": "nvmeof-qualify", "verdict": verdict,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "target": target_desc(a), "initiator": a.initiator,
+        "target": target_desc(a), "initiator": a.initiator, "hosts": a.host_list,
         "settings": {"size": a.size_bytes, "precondition": a.precondition, "rounds_max": a.rounds_max,
                      "round_time_s": a.round_time, "runtime_s": a.runtime, "qd": a.qd, "seq_qd": a.seq_qd,
                      "workloads": a.wl, "gates_file": a.gates,
@@ -457,7 +539,8 @@ def write_report(out, rep):
     if t.get("testbed"):
         tdesc += " (built-in testbed)"
     s = rep["settings"]
-    L += ["- target: %s" % tdesc, "- initiator: %s" % rep["initiator"],
+    L += ["- target: %s" % tdesc, "- initiator: %s%s" % (rep["initiator"], " on the fio servers %s" % ", ".join(
+              rep["hosts"]) if rep.get("hosts") else ""),
           "- working set: %s; precondition: %s; rounds: up to %d of %d s; sequential/QD1 runs: %d s; "
           "QD %d random, %d sequential" % (human(s["size"]), s["precondition"], s["rounds_max"], s["round_time_s"],
                                            s["runtime_s"], s["qd"], s["seq_qd"]),
@@ -486,6 +569,15 @@ def write_report(out, rep):
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             key, rds, sst, fmt(m.get("iops"), 0), fmt(m.get("bw_mib_s"), 1), fmt(m.get("lat_mean_us"), 1),
             fmt(m.get("p99_lat_us"), 1), fmt(m.get("p99.9_lat_us"), 1)))
+        for h, hm in (wl.get("hosts") or {}).items():
+            L.append("| &nbsp;&nbsp;%s on %s | | | %s | %s | %s | %s | %s |" % (
+                key, h, fmt(hm.get("iops"), 0), fmt(hm.get("bw_mib_s"), 1), fmt(hm.get("lat_mean_us"), 1),
+                fmt(hm.get("p99_lat_us"), 1), fmt(hm.get("p99.9_lat_us"), 1)))
+    if rep.get("hosts"):
+        L += ["", "Every workload ran on %s at once (fio's client/server mode; fill and verify each host on its "
+              "own 1/%d of the working set): the workload rows and the gates are the combined numbers (fio's "
+              "\"All clients\"), the rows under them each host's. fio's \"All clients\" carries no latency percentiles: the combined "
+              "percentiles (and their gates) are the worst host's, an upper bound." % (", ".join(rep["hosts"]), len(rep["hosts"]))]
     L += ["", "Round workloads: IOPS, MiB/s and mean latency are the averages over the measurement window; "
           "percentiles are the window's worst round. Latency: fio's total latency (lat_ns) of the direction "
           "that moved the most I/O.", ""]
