@@ -37,6 +37,20 @@ usage_case() {
 	elif [ -e "$W/u" ] || [ -s "$W/u.stdout" ]; then bad "$name" "something ran (out dir or output)"
 	else ok "$name: $(cat "$W/u.stderr")"; fi
 }
+# --hosts refusals (fio client/server mode: the engine on a real target only)
+HOSTS_REAL="--traddr 192.0.2.1 --subnqn nqn.2016-06.io.spdk:cnode1 --destructive --size 1M"
+usage_case "qualify --hosts, kernel initiator" '^nvmeof-qualify: --hosts is for --initiator engine' \
+	$HOSTS_REAL --initiator kernel --hosts h1,h2
+usage_case "qualify --hosts, testbed mode" '^nvmeof-qualify: --hosts needs a real target' --hosts h1,h2
+usage_case "qualify --hosts, empty list" "^nvmeof-qualify: --hosts: no hosts in ','" $HOSTS_REAL --hosts ,
+usage_case "qualify --hosts, same host twice" '^nvmeof-qualify: --hosts: host h1:8765 given twice' \
+	$HOSTS_REAL --hosts h1,h1:8765
+usage_case "qualify --hosts, too small a slice" '^nvmeof-qualify: --size 128k: less than 128 KiB per host' \
+	$HOSTS_REAL --hosts h1,h2 --size 128k
+usage_case "qualify --hosts, no --destructive" '^nvmeof-qualify: refusing to run' \
+	--traddr 192.0.2.1 --subnqn nqn.x --hosts h1,h2
+
+
 LOCAL="--initiator kernel --dev $W/dev.img --destructive --size 1M"
 i=0
 while IFS='|' read -r re line; do

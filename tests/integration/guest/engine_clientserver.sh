@@ -16,31 +16,7 @@ A=127.0.0.1:8765 B=127.0.0.1:8766 C=127.0.0.1:8767
 SIZE_A=1m SIZE_B=2m
 KEEP=${TESTBED_OUT:+$TESTBED_OUT/clientserver}
 [ -n "$KEEP" ] && mkdir -p "$KEEP"
-pids=""
 
-# start_server HOST:PORT [fio options]: a fio server in the background, its stdout and
-# stderr in $WORK/srv-PORT.{out,err}; waits until it listens
-start_server() {
-	local hp=$1 port=${1#*:} i
-	shift
-	fio "$@" --server=ip:${hp%:*},$port \
-		>"$WORK/srv-$port.out" 2>"$WORK/srv-$port.err" &
-	pids="$pids $!"
-	# its "server listening" line sits in stdio's buffer: look for the socket (state 0A)
-	local hex=$(printf ':%04X 00000000:0000 0A' "$port")
-	for i in $(seq 1 120); do
-		grep -q "$hex" /proc/net/tcp && return 0
-		sleep 0.5
-	done
-	bad "server $hp" "not listening after 60 s: $(cat "$WORK/srv-$port".* | head -3)"
-	return 1
-}
-stop_servers() {
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	pids=""
-}
 trap stop_servers EXIT
 
 start_server $A || suite_end engine_clientserver

@@ -67,6 +67,32 @@ port_on() {
 	sleep 1
 }
 
+# start_server HOST:PORT [fio options]: a fio server (client/server mode) in the background,
+# its stdout and stderr in $WORK/srv-PORT.{out,err}; waits until it listens.  stop_servers
+# ends every one started (suites: trap stop_servers EXIT).
+pids=""
+start_server() {
+	local hp=$1 port=${1#*:} i hex
+	shift
+	fio "$@" --server=ip:${hp%:*},$port \
+		>"$WORK/srv-$port.out" 2>"$WORK/srv-$port.err" &
+	pids="$pids $!"
+	# its "server listening" line sits in stdio's buffer: look for the socket (state 0A)
+	hex=$(printf ':%04X 00000000:0000 0A' "$port")
+	for i in $(seq 1 120); do
+		grep -q "$hex" /proc/net/tcp && return 0
+		sleep 0.5
+	done
+	bad "server $hp" "not listening after 60 s: $(cat "$WORK/srv-$port".* | head -3)"
+	return 1
+}
+stop_servers() {
+	local p
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	pids=""
+}
+
 suite_end() {
 	echo "$1: $pass passed, $fail failed"
 	[ $fail = 0 ]

@@ -10,27 +10,7 @@
 #      in report.json/report.md, fill and verify each host on its own half of the working set.
 . "$(dirname "$0")/lib.sh"
 A=127.0.0.1:8765 B=127.0.0.1:8766
-pids=""
 
-# start_server HOST:PORT: a fio server in the background; waits until it listens
-start_server() {
-	local hp=$1 port=${1#*:} i
-	fio --server=ip:${hp%:*},$port >"$WORK/srv-$port.out" 2>"$WORK/srv-$port.err" &
-	pids="$pids $!"
-	local hex=$(printf ':%04X 00000000:0000 0A' "$port")
-	for i in $(seq 1 120); do
-		grep -q "$hex" /proc/net/tcp && return 0
-		sleep 0.5
-	done
-	bad "server $hp" "not listening after 60 s: $(cat "$WORK/srv-$port".* | head -3)"
-	return 1
-}
-stop_servers() {
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	pids=""
-}
 trap stop_servers EXIT
 start_server $A || suite_end tools_hosts
 start_server $B || suite_end tools_hosts
