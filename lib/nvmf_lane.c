@@ -485,13 +485,11 @@ static unsigned nvmf_io_entries(struct nvmf_lane *lane)
 
 /* Set Features, Number of Queues: ask for `want` I/O submission and completion queues; the
  * controller answers how many it allocated (both 0-based).  info.io_queues_granted: the
- * smaller of the two, at most NVMF_MAX_IO_QUEUES. */
+ * smaller of the two, as the controller said it (the lane uses at most what it asked for). */
 static int nvmf_set_nr_queues(struct nvmf_lane *lane, unsigned want)
 {
 	struct nvmf_req *req = nvmf_admin_req(lane);
 	struct nvme_cqe cqe;
-	uint32_t dw0;
-	unsigned nsqa, ncqa;
 	int rc;
 
 	if (!req)
@@ -508,12 +506,7 @@ static int nvmf_set_nr_queues(struct nvmf_lane *lane, unsigned want)
 		return nvmf_lane_errf(lane, -EIO, "Set Features Number of Queues (%u) failed: %s",
 				      want, st);
 	}
-	dw0 = (uint32_t)le64toh(cqe.result);
-	nsqa = (dw0 & 0xffff) + 1u;
-	ncqa = (dw0 >> 16) + 1u;
-	lane->info.io_queues_granted = nsqa < ncqa ? nsqa : ncqa;
-	if (lane->info.io_queues_granted > NVMF_MAX_IO_QUEUES)
-		lane->info.io_queues_granted = NVMF_MAX_IO_QUEUES;
+	lane->info.io_queues_granted = nvme_nr_queues_granted((uint32_t)le64toh(cqe.result));
 	return 0;
 }
 

@@ -920,6 +920,15 @@ static inline void nvme_cmd_set_features_nr_queues(struct nvme_sqe *c, uint16_t 
 	c->cdw11 = htole32((uint32_t)nsqr | ((uint32_t)ncqr << 16));
 }
 
+/* The I/O queue pairs a Set Features Number of Queues answer grants (CQE DW0: NSQA 15:0,
+ * NCQA 31:16, both 0-based): the smaller of the two, 1..65536. */
+static inline unsigned nvme_nr_queues_granted(uint32_t dw0)
+{
+	unsigned nsqa = (dw0 & 0xffffu) + 1u, ncqa = (dw0 >> 16) + 1u;
+
+	return nsqa < ncqa ? nsqa : ncqa;
+}
+
 /* Connect for queue qid (0 = admin).  kato_ms only matters on the admin
  * queue; pass 0 for I/O queues.  The caller then points SGL1 at the
  * struct nvmf_connect_data (keyed or in-capsule). */

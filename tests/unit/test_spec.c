@@ -229,6 +229,11 @@ static void test_flush_keepalive_identify(void)
 	CHECK_EQ(raw_le(b, 44, 2), 3);
 	CHECK_EQ(raw_le(b, 46, 2), 0x1234);
 	CHECK(all_zero(b, 48, 16));
+	/* its answer: the smaller of NSQA and NCQA, each 0-based, a full 16 bits without wrapping */
+	CHECK_EQ(nvme_nr_queues_granted(0x00030007), 4);
+	CHECK_EQ(nvme_nr_queues_granted(0x00070003), 4);
+	CHECK_EQ(nvme_nr_queues_granted(0), 1);
+	CHECK_EQ(nvme_nr_queues_granted(0xffffffffu), 65536);
 }
 
 static void test_dsm(void)
