@@ -99,7 +99,6 @@ int  fio_nvmeof_setup(struct thread_data *td);
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
 /* io_queues: N, or auto (*autom set, *n = the CPUs this job may run on, at most
  * NVMF_MAX_IO_QUEUES).  0, or -EINVAL with one line said. */
-int  nvmeof_io_queues_parse(const char *str, unsigned *n, int *autom, char *err, size_t errlen);
 int  nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom);
 /* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
 int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);

@@ -79,7 +79,8 @@ static int nvmeof_cuda_device_cb(void *data, const char *str)
 	return 0;
 }
 
-int nvmeof_io_queues_parse(const char *str, unsigned *n, int *autom, char *err, size_t errlen)
+/* "N" or "auto": *n and *autom, or -EINVAL with the reason in err. */
+static int nvmeof_io_queues_parse(const char *str, unsigned *n, int *autom, char *err, size_t errlen)
 {
 	char *end;
 	long v;

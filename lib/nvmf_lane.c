@@ -84,11 +84,6 @@ struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx)
 	return idx < lane->nr_ioqs && lane->ioqs[idx] ? &lane->ioqs[idx]->q : NULL;
 }
 
-unsigned nvmf_lane_nr_ioqs(const struct nvmf_lane *lane)
-{
-	return lane->nr_ioqs;
-}
-
 /* Every I/O queue, in the ways the lane treats them all alike. */
 static void nvmf_lane_ioqs_kill(struct nvmf_lane *lane)
 {

@@ -97,10 +97,9 @@ int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns
  * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
 
-/* The I/O queues (idx < nvmf_lane_nr_ioqs; NULL past them), and the limits for a namespace
- * of the given LBA size (the same on every I/O queue). */
+/* The I/O queues (idx from 0; NULL past the last), and the limits for a namespace of the given
+ * LBA size (the same on every I/O queue). */
 struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx);
-unsigned nvmf_lane_nr_ioqs(const struct nvmf_lane *lane);
 void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size,
 			 struct nvmf_io_limits *lim);
 /* Wait up to timeout_ms for completions on any I/O queue (event mode sleeps; poll mode
