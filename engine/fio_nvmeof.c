@@ -436,7 +436,7 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 		nvmf_io_backlog_add(&ld->backlog, &nf->lim, io, 0);
 		rc = 0;
 	} else {
-		rc = nvmf_io_submit(ld->nr_q == 1 ? ld->qs[0] : nvmeof_pick_queue(ld), &nf->lim,
+		rc = nvmf_io_submit(nvmeof_pick_queue(ld), &nf->lim,
 				    &ld->backlog, io);
 	}
 	if (rc < 0) {
@@ -605,8 +605,6 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 	}
 	ld->lost = rc;
 	nvmf_lane_kill(ld->lane);
-	if (!why)
-		why = nvmeof_fatal_msg(ld);
 	for (unsigned i = 0; i < ld->nr_q; i++)
 		nvmf_queue_fail_all(ld->qs[i], rc, why ? why : strerror(-rc));
 	nvmf_io_backlog_fail(&ld->backlog, ld->qs[0]->fatal, &ld->cpl);
@@ -667,7 +665,7 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 
 	/* Waiting I/Os go to the least busy queues first, in arrival order. */
 	while (ld->backlog.head) {
-		rc = nvmf_io_backlog_pump(ld->nr_q == 1 ? ld->qs[0] : nvmeof_pick_queue(ld),
+		rc = nvmf_io_backlog_pump(nvmeof_pick_queue(ld),
 					  &ld->backlog, nvmeof_backlog_staged, ld);
 		if (rc < 0)
 			return rc;
@@ -846,12 +844,7 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 			rc = nvmf_lane_wait(ld->lane, wait_ms);
 		} else {
 			/* poll mode, or hybrid within poll_us of the last activity: spin */
-			rc = nvmf_queue_process(ld->qs[0]);
-			for (unsigned i = 1; i < ld->nr_q && rc >= 0; i++) {
-				int c = nvmf_queue_process(ld->qs[i]);
-
-				rc = c < 0 ? c : rc + c;
-			}
+			rc = nvmf_lane_reap(ld->lane);
 		}
 		if (rc > 0 && ld->hybrid_us)
 			ld->active_us = nvmf_now_us();

@@ -432,6 +432,11 @@ int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
 }
 
+int nvmf_lane_reap(struct nvmf_lane *lane)
+{
+	return nvmf_rdma_queues_process(lane->ioqs, lane->nr_ioqs);
+}
+
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr)
 {
 	if (!mr || !mr->ibv_mr)

@@ -105,6 +105,8 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size,
 /* Wait up to timeout_ms for completions on any I/O queue (event mode sleeps; poll mode
  * reaps once); returns the commands completed on all of them. */
 int  nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms);
+/* Reap every I/O queue once, never sleeping (busy-poll): as nvmf_lane_wait returns. */
+int  nvmf_lane_reap(struct nvmf_lane *lane);
 
 /* Is the connection still there?  Checks, without blocking, the queues' RDMA CM events
  * (the target disconnected, the device went away) and the keep-alive thread: 0, or a

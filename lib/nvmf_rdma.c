@@ -479,8 +479,7 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 #define NVMF_RDMA_ACK_BATCH 64
 #define NVMF_RDMA_WAIT_MAX  64   /* queues one wait sleeps on (a lane's NVMF_MAX_IO_QUEUES) */
 
-/* Reap every queue once: the sum, or the first negative errno. */
-static int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
+int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
 {
 	int sum = 0, c;
 

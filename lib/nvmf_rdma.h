@@ -54,6 +54,9 @@ void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq);
  * acked, described in why, and the queue is gone: -ENOTCONN (the target disconnected),
  * -ENODEV (the RDMA device went away) or -ECONNABORTED (anything else). */
 int  nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen);
+/* Reap each of n queues once, without waiting: the commands completed on all of them, or the
+ * first negative errno. */
+int  nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n);
 /* Event mode, over n queues of one lane: reap all; when none had completions, arm each CQ,
  * reap again, then sleep on all their channels at once until one signals or timeout_ms
  * passes.  Poll mode: reap once.  Commands completed on all of them, or a negative errno. */
