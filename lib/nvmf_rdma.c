@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,6 +507,13 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	 * keep coming, event mode costs no more than polling. */
 	if (!rqs[0]->use_events)
 		return nvmf_rdma_queues_process(rqs, n);
+	if ((c = nvmf_rdma_queues_process(rqs, n)))
+		return c;
+	/* Before arming and sleeping, let whatever else is runnable on this CPU go first (with a
+	 * software RDMA device that is the work producing the next completions) and reap again:
+	 * each wake-up saved is a sleep, a channel read and a re-arm.  In the testbed this took
+	 * event mode from 0.6 to 0.2 context switches per I/O at QD128 (README, Benchmark). */
+	sched_yield();
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;
 	for (unsigned i = 0; i < n; i++) {
