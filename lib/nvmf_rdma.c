@@ -512,7 +512,7 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	/* Before arming and sleeping, let whatever else is runnable on this CPU go first (with a
 	 * software RDMA device that is the work producing the next completions) and reap again:
 	 * each wake-up saved is a sleep, a channel read and a re-arm.  In the testbed this took
-	 * event mode from 0.6 to 0.2 context switches per I/O at QD128 (README, Benchmark). */
+	 * event mode from 0.63 to 0.24 context switches per I/O at QD128 (README, Benchmark). */
 	sched_yield();
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;

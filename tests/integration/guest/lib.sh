@@ -8,8 +8,9 @@ FIO_TIMEOUT=${FIO_TIMEOUT:-300}
 NVMEOF="--ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN"
 pass=0 fail=0
 
-ok()  { pass=$((pass + 1)); echo "PASS $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+# [Ns]: seconds since the suite started, so the slow checks show when the suite is trimmed
+ok()  { pass=$((pass + 1)); echo "PASS $1 [${SECONDS}s]"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2 [${SECONDS}s]"; }
 
 # run_fio NAME EXPECT [fio args...]: fio must exit 0 with no job error, and the directions in
 # EXPECT (letters r, w, t) must have moved bytes, per fio's JSON output.
