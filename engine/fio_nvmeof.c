@@ -60,6 +60,8 @@ struct nvmeof_data {
 	int                 use_events;
 	unsigned            hybrid_us;   /* completion=hybrid: spin window (0: not hybrid) */
 	uint64_t            active_us;   /* last completion or submission (hybrid) */
+	uint64_t            reaped_us;   /* hybrid: when completions were last reaped */
+	unsigned            gap_us;      /* hybrid: moving average of the time between reaps */
 	int                 failed_logged;
 	int                 lost;        /* negative errno: the lane is gone, I/O fails at once */
 	int                 reconnecting;/* lost, and reconnecting (ctrl_loss_tmo) */
@@ -789,6 +791,30 @@ static int nvmeof_hand_out(struct thread_data *td, struct nvmeof_data *ld, unsig
 	return (int)n;
 }
 
+/* completion=hybrid spins within poll_us of the last completion or submission, but only while
+ * completions come less than poll_us apart on average: where they come further apart (a slow
+ * target, an emulated fabric, a deep queue's spacing) a spin cannot catch the next one and
+ * would cost CPU for nothing (the testbed's poll_us sweep, README), so it sleeps at once. */
+static int nvmeof_hybrid_spin(const struct nvmeof_data *ld)
+{
+	return ld->hybrid_us && ld->gap_us < ld->hybrid_us &&
+	       nvmf_now_us() - ld->active_us < ld->hybrid_us;
+}
+
+static void nvmeof_hybrid_reaped(struct nvmeof_data *ld)
+{
+	uint64_t now = nvmf_now_us(), gap = now - ld->reaped_us;
+
+	/* An idle stretch (thinktime, a paused job) counts as no more than 4 windows, so the
+	 * average comes back within a few completions once I/O flows again. */
+	if (gap > 4ull * ld->hybrid_us)
+		gap = 4ull * ld->hybrid_us;
+	if (ld->reaped_us)
+		ld->gap_us = (unsigned)((7ull * ld->gap_us + gap) / 8);
+	ld->reaped_us = now;
+	ld->active_us = now;
+}
+
 static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 				const struct timespec *t)
 {
@@ -835,19 +861,18 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	if (t)
 		deadline = now + (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_nsec / 1000000;
 	for (;;) {
-		if (ld->use_events && ld->nr_events < min &&
-		    (!ld->hybrid_us || nvmf_now_us() - ld->active_us >= ld->hybrid_us)) {
+		if (ld->use_events && ld->nr_events < min && !nvmeof_hybrid_spin(ld)) {
 			int wait_ms = NVMEOF_STOP_CHECK_MS;
 
 			if (t && (deadline <= now || deadline - now < (uint64_t)wait_ms))
 				wait_ms = deadline <= now ? 0 : (int)(deadline - now);
 			rc = nvmf_lane_wait(ld->lane, wait_ms);
 		} else {
-			/* poll mode, or hybrid within poll_us of the last activity: spin */
+			/* poll mode, or hybrid where a spin can catch the next completion */
 			rc = nvmf_lane_reap(ld->lane);
 		}
 		if (rc > 0 && ld->hybrid_us)
-			ld->active_us = nvmf_now_us();
+			nvmeof_hybrid_reaped(ld);
 		/* Completions freed slots: I/Os in the backlog go out now, unless fio has queued
 		 * I/Os it has not committed yet (fio counts an I/O in flight from its commit on;
 		 * its commit posts them all). */

@@ -511,8 +511,9 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 		return c;
 	/* Before arming and sleeping, let whatever else is runnable on this CPU go first (with a
 	 * software RDMA device that is the work producing the next completions) and reap again:
-	 * each wake-up saved is a sleep, a channel read and a re-arm.  In the testbed this took
-	 * event mode from 0.63 to 0.24 context switches per I/O at QD128 (README, Benchmark). */
+	 * each wake-up saved is a sleep, a channel read and a re-arm.  In one testbed boot this
+	 * took event mode from 0.63 to 0.24 context switches per I/O at QD128; in another it
+	 * showed no gain (README, Benchmark).  It costs one system call per sleep. */
 	sched_yield();
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;
