@@ -205,22 +205,18 @@ static int nvmf_rdma_post_sends(void *ctx, const struct nvmf_send_desc *d, unsig
 
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &rq->wrs[d[i].slot];
-		struct ibv_sge *sge = &rq->sges[2 * d[i].slot];
 
-		sge[0].addr = (uintptr_t)&rq->q.sqes[d[i].slot];
-		sge[0].length = sizeof(struct nvme_sqe);
-		sge[0].lkey = rq->sqe_mr->lkey;
+		/* The slot's capsule SGE, opcode and flags were set at setup (nvmf_rdma_setup_verbs). */
 		wr->num_sge = 1;
 		if (d[i].inline_len) {
-			sge[1].addr = (uintptr_t)d[i].inline_addr;
-			sge[1].length = d[i].inline_len;
-			sge[1].lkey = d[i].inline_lkey;
+			struct ibv_sge *data = &wr->sg_list[1];
+
+			data->addr = (uintptr_t)d[i].inline_addr;
+			data->length = d[i].inline_len;
+			data->lkey = d[i].inline_lkey;
 			wr->num_sge = 2;
 		}
 		wr->wr_id = d[i].wr_id;
-		wr->sg_list = sge;
-		wr->opcode = IBV_WR_SEND;
-		wr->send_flags = IBV_SEND_SIGNALED;
 		wr->next = NULL;
 		if (prev)
 			prev->next = wr;
@@ -323,6 +319,13 @@ static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
 		rq->rwrs[i].wr_id = NVMF_WRID_RECV | i;
 		rq->rwrs[i].sg_list = &rq->rsges[i];
 		rq->rwrs[i].num_sge = 1;
+		/* Each slot sends its own SQE: all but the in-capsule data and wr_id is constant. */
+		rq->sges[2 * i].addr = (uintptr_t)&q->sqes[i];
+		rq->sges[2 * i].length = sizeof(struct nvme_sqe);
+		rq->sges[2 * i].lkey = rq->sqe_mr->lkey;
+		rq->wrs[i].sg_list = &rq->sges[2 * i];
+		rq->wrs[i].opcode = IBV_WR_SEND;
+		rq->wrs[i].send_flags = IBV_SEND_SIGNALED;
 	}
 	nvmf_queue_attach(q, &nvmf_rdma_ops, rq);
 	return nvmf_queue_post_recvs(q) ? nvmf_rdma_errf(rq, q->fatal, "%s", q->fatal_msg) : 0;
