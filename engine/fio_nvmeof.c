@@ -49,6 +49,7 @@ struct nvmeof_data {
 	uint64_t            done_seen;   /* nr_done at the last stop check that saw it move */
 	uint64_t            progress_ms; /* when a stop check last saw completions */
 	uint64_t            max_gap_ms;  /* longest time without completions while I/O waited */
+	uint64_t            max_age_ms;  /* oldest command's age seen while others completed */
 	uint64_t            next_stop_check_ms;
 	pid_t               parent;      /* process mode: fio's pid (0 in thread mode) */
 	unsigned            uncommitted; /* queued since fio's last commit */
@@ -625,12 +626,14 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 
 /* The connection's health, on the stop check's clock: RDMA CM events, keep-alive, and the
  * oldest command against io_timeout.  Negative errno with why filled when the lane is gone. */
-static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, char *why, size_t len)
+static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, uint64_t *oldest_age,
+			      char *why, size_t len)
 {
 	struct nvmf_req *old = NULL, *r;
 	struct nvmf_queue *oq = NULL;
 	int rc = nvmf_lane_check(ld->lane, why, len);
 
+	*oldest_age = 0;
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < ld->nr_q; i++) {
@@ -640,6 +643,8 @@ static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, char *why, s
 			oq = ld->qs[i];
 		}
 	}
+	if (old)
+		*oldest_age = now - old->posted_ms;
 	if (old && now - old->posted_ms >= ld->io_timeout_ms) {
 		const struct nvme_sqe *c = nvmf_req_sqe(oq, old);
 
@@ -731,8 +736,10 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 }
 
 /* After fio stops the job, commands in flight get NVMEOF_STOP_GRACE_MS, or twice the longest
- * wait for a completion this job has seen if that is longer (a slow target, an emulated
- * fabric), counted from the last completion: a target still answering is waited for, a
+ * wait this job has seen if that is longer (a slow target, an emulated fabric): the longest
+ * gap between completions, or the oldest command's age while others completed (with several
+ * jobs on one target, a lane's last commands may wait for the others' to drain), counted
+ * from the last completion: a target still answering is waited for, a
  * silent one is given up on.  io_timeout stays the outer bound.  Then the lane gives the
  * commands up and the job ends with an error. */
 #define NVMEOF_STOP_CHECK_MS 50
@@ -740,12 +747,12 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 
 static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uint64_t now)
 {
-	uint64_t grace;
+	uint64_t grace, age;
 	char msg[200];
 	int rc;
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
-	if ((rc = nvmeof_lane_health(ld, now, msg, sizeof(msg))) < 0) {
+	if ((rc = nvmeof_lane_health(ld, now, &age, msg, sizeof(msg))) < 0) {
 		nvmeof_abandon_all(ld, rc, msg);
 		return rc;
 	}
@@ -754,6 +761,10 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		if (ld->progress_ms && ld->nr_done != ld->done_seen &&
 		    now - ld->progress_ms > ld->max_gap_ms)
 			ld->max_gap_ms = now - ld->progress_ms;
+		/* A command still waiting while others complete: this is how long the target
+		 * takes under this load (several lanes sharing it drain in turn after a stop). */
+		if (ld->nr_done != ld->done_seen && !ld->stop_seen_ms && age > ld->max_age_ms)
+			ld->max_age_ms = age;
 		ld->done_seen = ld->nr_done;
 		ld->progress_ms = now;
 	}
@@ -763,7 +774,8 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		ld->stop_seen_ms = now;
 		return 0;
 	}
-	grace = 2 * ld->max_gap_ms > NVMEOF_STOP_GRACE_MS ? 2 * ld->max_gap_ms : NVMEOF_STOP_GRACE_MS;
+	grace = ld->max_gap_ms > ld->max_age_ms ? ld->max_gap_ms : ld->max_age_ms;
+	grace = 2 * grace > NVMEOF_STOP_GRACE_MS ? 2 * grace : NVMEOF_STOP_GRACE_MS;
 	if (grace > ld->io_timeout_ms)
 		grace = ld->io_timeout_ms;
 	if (now - (ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms) < grace ||
