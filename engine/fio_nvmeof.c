@@ -748,7 +748,7 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uint64_t now)
 {
 	uint64_t grace, age;
-	char msg[200];
+	char msg[256];
 	int rc;
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
@@ -782,8 +782,10 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	    (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
 	snprintf(msg, sizeof(msg), "job stopped with %u command(s) and %u waiting I/O(s) the "
-		 "target did not complete within %llu ms of its last completion",
-		 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace);
+		 "target did not complete within %llu ms of its last completion (longest wait "
+		 "seen: %llu ms between completions, %llu ms for a command)",
+		 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace,
+		 (unsigned long long)ld->max_gap_ms, (unsigned long long)ld->max_age_ms);
 	return nvmeof_abandon_all(ld, -ETIMEDOUT, msg);
 }
 
