@@ -297,7 +297,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "", queues[96];
+	char bufs[1024], ka[128] = "", queues[96], ack[48] = "";
 	struct fio_file *f;
 	unsigned int i;
 
@@ -307,6 +307,17 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			 in->keepalive_ms, in->kato_ms,
 			 o->kato ? "" : ", which the target set: kato=0 was asked for",
 			 getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") ? " NOT SENT (test knob)" : "");
+	/* The ACK timeout the queue pairs got (ack_timeout, or the RDMA CM's). */
+	if (in->ack_timeout) {
+		double ns = (double)(4096ull << in->ack_timeout);
+
+		if (ns >= 1e9)
+			snprintf(ack, sizeof(ack), ", ACK timeout %.1f s", ns / 1e9);
+		else if (ns >= 1e6)
+			snprintf(ack, sizeof(ack), ", ACK timeout %.0f ms", ns / 1e6);
+		else
+			snprintf(ack, sizeof(ack), ", ACK timeout %.0f us", ns / 1e3);
+	}
 	/* Several queues: how many the controller granted (Set Features Number of Queues). */
 	if (in->io_queues > 1 || in->io_queues_granted != 1)
 		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)",
@@ -322,14 +333,14 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s%s\n",
+			 "MDTS %s, %s, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s%s%s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 queues, in->inline_max,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
 			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", in->rdma_dev,
-			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ka, bufs);
+			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs);
 	}
 }
 

@@ -27,6 +27,7 @@ struct nvmeof_options {
 	char        *hostnqn;
 	char        *hostid;
 	unsigned int connect_timeout;
+	unsigned int ack_timeout;      /* RDMA ACK timeout exponent; 0: the RDMA CM's */
 	int          inline_data;
 	int          completion;
 	unsigned int poll_us;          /* hybrid: spin this long after the last activity */

@@ -176,6 +176,7 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->subnqn = nf->subnqn;
 	lo->hostnqn = hostnqn;
 	lo->connect_timeout_ms = o->connect_timeout;
+	lo->ack_timeout = (uint8_t)o->ack_timeout;
 	lo->inline_data = o->inline_data == NVMEOF_INLINE_AUTO;
 	lo->use_events = o->completion != NVMEOF_COMPLETION_POLL;   /* hybrid sleeps too */
 	lo->kato_ms = o->kato;

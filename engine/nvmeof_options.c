@@ -185,6 +185,7 @@ NVMEOF_INT_OPT(kato, 3, 0, 3600000, " milliseconds (0: no keep-alive)")
 NVMEOF_INT_OPT(ctrl_loss_tmo, 4, 0, 86400000, " milliseconds (0: never reconnect)")
 NVMEOF_INT_OPT(reconnect_delay, 5, 10, 3600000, " milliseconds")
 NVMEOF_INT_OPT(poll_us, 6, 0, 1000000, " microseconds")
+NVMEOF_INT_OPT(ack_timeout, 7, 0, 31, " (4.096 us x 2^N; 0: the RDMA CM's)")
 
 struct fio_option nvmeof_fio_options[] = {
 	{
@@ -278,6 +279,19 @@ struct fio_option nvmeof_fio_options[] = {
 		.cb       = nvmeof_connect_timeout_cb,
 		.help     = "Bound, in milliseconds, on each RDMA CM step and admin command while "
 			    "connecting",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "ack_timeout",
+		.lname    = "RDMA ACK timeout",
+		.type     = FIO_OPT_INT,
+		.off1     = offsetof(struct nvmeof_options, ack_timeout),
+		.def      = "0",
+		.cb       = nvmeof_ack_timeout_cb,
+		.help     = "Local ACK timeout of the queue pairs, 4.096 us x 2^N (1..31; 0: the "
+			    "RDMA CM's default, 2^19 = 2.1 s on RoCE): how long a lost ACK or packet "
+			    "stalls a queue before the NIC retransmits",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -719,6 +719,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	rp.qid = 0;
 	rp.entries = NVMF_ADMIN_QUEUE_DEPTH;
 	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
+	rp.ack_timeout = opts->ack_timeout;
 	if ((rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err))))
 		return rc;
 	if (!lane->scratch && posix_memalign((void **)&lane->scratch, 4096, NVMF_SCRATCH_SIZE))
@@ -743,6 +744,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	snprintf(in->rdma_dev, sizeof(in->rdma_dev), "%s",
 		 ibv_get_device_name(lane->aq->id->verbs->device));
 	in->rdma_port = lane->aq->id->port_num;
+	in->ack_timeout = nvmf_rdma_queue_ack_timeout(lane->aq);
 	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
 	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
 

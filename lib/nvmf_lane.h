@@ -25,6 +25,7 @@ struct nvmf_lane_opts {
 	const char *hostnqn;
 	uint8_t     hostid[16];
 	unsigned    connect_timeout_ms;
+	uint8_t     ack_timeout;      /* QP ACK timeout exponent (4.096 us x 2^N); 0: RDMA CM's */
 	unsigned    io_queue_entries; /* wanted I/O queue size (entries), clamped to the target's */
 	uint64_t    io_max_bytes;     /* largest I/O: the queue gets room for all its commands */
 	int         inline_data;      /* allow in-capsule writes when the controller offers them */
@@ -59,6 +60,7 @@ struct nvmf_lane_info {
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
 	char     rdma_dev[64];
 	uint8_t  rdma_port;
+	uint8_t  ack_timeout;          /* the admin QP's local ACK timeout exponent (ibv_query_qp) */
 	char     local_addr[64];
 	char     remote_addr[64];
 };

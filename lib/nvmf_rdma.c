@@ -413,6 +413,14 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	cp.flow_control = 1;
 	cp.private_data = &req;
 	cp.private_data_len = sizeof(req);
+	/* Set before connecting: the RDMA CM applies it when it moves the QP to RTS. */
+	if (p->ack_timeout &&
+	    (rc = nvmf_rc_minus1(rdma_set_option(rq->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+						 (void *)&p->ack_timeout, sizeof(p->ack_timeout))))) {
+		nvmf_rdma_errf(rq, rc, "rdma_set_option(ACK_TIMEOUT %u): %s", p->ack_timeout,
+			       strerror(-rc));
+		goto destroy;
+	}
 	if ((rc = nvmf_rc_minus1(rdma_connect(rq->id, &cp)))) {
 		nvmf_rdma_errf(rq, rc, "rdma_connect: %s", strerror(-rc));
 		goto destroy;
@@ -482,6 +490,16 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 /* CQ events are acked in batches: each ack takes the CQ's lock. */
 #define NVMF_RDMA_ACK_BATCH 64
 #define NVMF_RDMA_WAIT_MAX  64   /* queues one wait sleeps on (a lane's NVMF_MAX_IO_QUEUES) */
+
+uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+
+	if (!rq || !rq->id || !rq->id->qp || ibv_query_qp(rq->id->qp, &attr, IBV_QP_TIMEOUT, &init))
+		return 0;
+	return attr.timeout;
+}
 
 int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
 {

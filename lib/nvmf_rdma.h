@@ -14,6 +14,7 @@ struct nvmf_rdma_params {
 	uint16_t               qid;
 	unsigned               entries;
 	unsigned               timeout_ms;
+	uint8_t                ack_timeout;  /* 0: the RDMA CM's default */
 	int                    use_events;
 };
 
@@ -54,6 +55,8 @@ void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq);
  * acked, described in why, and the queue is gone: -ENOTCONN (the target disconnected),
  * -ENODEV (the RDMA device went away) or -ECONNABORTED (anything else). */
 int  nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen);
+/* The queue pair's local ACK timeout exponent as the device holds it (0: unknown). */
+uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq);
 /* Reap each of n queues once, without waiting: the commands completed on all of them, or the
  * first negative errno. */
 int  nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n);

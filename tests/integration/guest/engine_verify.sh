@@ -57,6 +57,17 @@ fio $NVMEOF --inline_data=off --name=w --rw=randwrite --bs=4k --size=1m --iodept
 grep -q 'nvmeof: w: .* in-capsule 0 B' "$WORK/startline2.log" && ok "inline_data=off reports in-capsule 0 B" ||
 	bad "inline_data=off" "start line does not say in-capsule 0 B"
 
+# the queue pairs' ACK timeout: the RDMA CM's (RoCE: 2^19 x 4.096 us), or ack_timeout's, as the
+# device holds it (ibv_query_qp)
+if grep -qE 'nvmeof: w: .*, ACK timeout [0-9.]+ (s|ms)' "$WORK/startline.log"; then
+	ok "default ACK timeout shown: $(grep -m1 -oE 'ACK timeout [0-9.]+ (s|ms)' "$WORK/startline.log")"
+else
+	bad "default ACK timeout" "the start line shows none"
+fi
+fio $NVMEOF --ack_timeout=14 --name=w --rw=randwrite --bs=4k --size=1m --iodepth=4 >"$WORK/ack.log" 2>&1
+grep -q 'nvmeof: w: .*, ACK timeout 67 ms' "$WORK/ack.log" && ok "ack_timeout=14: the queue pairs hold 67 ms" ||
+	{ bad "ack_timeout=14" "the start line does not say ACK timeout 67 ms"; grep -m1 'nvmeof: w:' "$WORK/ack.log" | sed 's/^/    | /'; }
+
 # in-capsule writes off by option (the target offers 4 KiB)
 run_fio inline-off rw $NVMEOF --inline_data=off --name=w --rw=randwrite --bs=4k --size=8m \
 	--iodepth=16 --verify=crc32c $V
