@@ -656,7 +656,7 @@ static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, uint64_t *ol
 	}
 	if (old)
 		*oldest_age = now - old->posted_ms;
-	if (old && now - old->posted_ms >= ld->io_timeout_ms) {
+	if (old && *oldest_age >= ld->io_timeout_ms) {
 		const struct nvme_sqe *c = nvmf_req_sqe(oq, old);
 
 		snprintf(why, len, "no response to %s command 0x%04x (nsid %u) within %u ms "

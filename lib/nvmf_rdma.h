@@ -60,9 +60,10 @@ uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq);
 /* Reap each of n queues once, without waiting: the commands completed on all of them, or the
  * first negative errno. */
 int  nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n);
-/* Event mode, over n queues of one lane: reap all; when none had completions, arm each CQ,
- * reap again, then sleep on all their channels at once until one signals or timeout_ms
- * passes.  Poll mode: reap once.  Commands completed on all of them, or a negative errno. */
+/* Event mode, over n queues of one lane: reap all; when none had completions, yield the CPU
+ * once and reap again, then arm each CQ, reap again, and sleep on all their channels at once
+ * until one signals or timeout_ms passes.  Poll mode: reap once.  Commands completed on all of
+ * them, or a negative errno. */
 int  nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms);
 
 #endif
