@@ -53,6 +53,8 @@ struct nvmeof_data {
 	uint64_t            next_stop_check_ms;
 	pid_t               parent;      /* process mode: fio's pid (0 in thread mode) */
 	unsigned            uncommitted; /* queued since fio's last commit */
+	int                 delay_submit;/* delay_submit=1: see fio_nvmeof_commit */
+	int                 post_due;    /* committed, staged, not posted yet: getevents posts */
 	uint64_t            nr_queued;   /* I/Os taken from fio */
 	uint64_t            nr_waited;   /* of those, how many waited in the backlog */
 	unsigned            max_backlog;
@@ -115,6 +117,16 @@ static unsigned nvmeof_nr_inflight(const struct nvmeof_data *ld)
 
 	for (unsigned i = 0; i < ld->nr_q; i++)
 		n += ld->qs[i]->nr_inflight;
+	return n;
+}
+
+/* Commands posted and not completed: the ones a later getevents will find. */
+static unsigned nvmeof_nr_posted(const struct nvmeof_data *ld)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ld->nr_q; i++)
+		n += ld->qs[i]->nr_inflight - ld->qs[i]->nr_staged;
 	return n;
 }
 
@@ -234,6 +246,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	if ((rc = nvmeof_io_queues_want(td, &lo.io_queues, &lo.io_queues_auto)))
 		goto fail;
 	ld->use_events = lo.use_events;
+	ld->delay_submit = o->delay_submit != 0;
 	if (o->completion == NVMEOF_COMPLETION_HYBRID)
 		ld->hybrid_us = o->poll_us;
 	rc = nvmf_lane_connect(&ld->lane, &lo, err, sizeof(err));
@@ -722,6 +735,16 @@ static int fio_nvmeof_commit(struct thread_data *td)
 	ld->uncommitted = 0;
 	if (ld->lost || ld->reconnecting)
 		return 0;
+	/* delay_submit: with commands already in flight fio must call getevents before it can
+	 * wait on anything (it reaps before thinktime and rate sleeps), so the post goes there,
+	 * in one chain with whatever else fio commits meanwhile: one doorbell (a system call
+	 * with a software RDMA device) for several I/Os, as SPDK's delay_cmd_submit.  With
+	 * nothing in flight (QD1, a job's first I/O) the commit posts at once. */
+	if (ld->delay_submit && nvmeof_nr_posted(ld)) {
+		ld->post_due = 1;
+		return 0;
+	}
+	ld->post_due = 0;
 	rc = nvmeof_post(td, ld);
 	if (rc < 0)
 		nvmeof_lane_lost(td, ld, rc, nvmeof_fatal_msg(ld));
@@ -878,6 +901,12 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	/* A lost lane holds nothing more: hand back what it failed, never wait. */
 	if (ld->lost || ld->reconnecting)
 		return nvmeof_hand_out(td, ld, max);
+	/* What delay_submit held back goes out before anything is reaped or waited for. */
+	if (ld->post_due) {
+		ld->post_due = 0;
+		if ((rc = nvmeof_post(td, ld)) < 0)
+			goto fatal;
+	}
 	/* The stop check runs on a clock, not per call: fio may call often with min 0 or get
 	 * its events at once, and must still notice its parent gone. */
 	now = nvmf_now_ms();

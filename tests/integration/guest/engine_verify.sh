@@ -82,6 +82,23 @@ run_fio completion-hybrid rw $NVMEOF --completion=hybrid --poll_us=50 --name=w -
 run_fio completion-hybrid-qd1 rw $NVMEOF --completion=hybrid --name=w --rw=randwrite --bs=4k \
 	--size=2m --iodepth=1 --verify=crc32c $V
 
+# delay_submit: a commit with commands in flight is posted at the next getevents, in one chain
+# with the other I/Os committed meanwhile.  fio's submit histogram counts the I/Os each post
+# hands it (iodepth_submit: 1-4 under "4", 5-8 under "8", ...): chains of more than 4 appear
+# only when posts are held back (the job's first 32 I/Os go out as 1 + 31), never with 0.
+run_fio delay-submit-on rw $NVMEOF --name=w --rw=randwrite --bs=4k --size=8m --iodepth=32 \
+	--verify=crc32c $V
+run_fio delay-submit-off rw $NVMEOF --delay_submit=0 --name=w --rw=randwrite --bs=4k --size=8m \
+	--iodepth=32 --verify=crc32c $V
+over4() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["jobs"][0]["iodepth_submit"]
+print(round(sum(v for k,v in s.items() if k not in ("0","4")), 3))' "$WORK/$1.json" 2>/dev/null; }
+on=$(over4 delay-submit-on) off=$(over4 delay-submit-off)
+if [ -n "$on" ] && [ -n "$off" ] && awk -v a="$on" -v b="$off" 'BEGIN{exit !(a > 0 && b == 0)}'; then
+	ok "delay_submit: posts of more than 4 I/Os $on% with it, $off% without"
+else
+	bad "delay_submit" "posts of more than 4 I/Os: '$on'% with it (want > 0), '$off'% without (want 0)"
+fi
+
 # fio buffer allocators
 echo 64 > /proc/sys/vm/nr_hugepages 2>/dev/null
 for mem in malloc mmap mmaphuge shmhuge; do
