@@ -407,7 +407,7 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_BOOL,
 		.off1     = offsetof(struct nvmeof_options, delay_submit),
 		.def      = "1",
-		.help     = "1: I/Os committed while others are in flight are posted at the next "
+		.help     = "Post the I/Os committed while others are in flight at the next "
 			    "getevents, in one chain (one doorbell for several); 0: every commit posts",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
