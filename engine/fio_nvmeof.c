@@ -815,9 +815,10 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	if (now - (ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms) < grace ||
 	    (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
-	snprintf(msg, sizeof(msg), "job stopped with %u command(s) and %u waiting I/O(s) the "
-		 "target did not complete within %llu ms of its last completion (longest wait "
-		 "seen: %llu ms between completions, %llu ms for a command)",
+	/* Under the queue's 160-byte fatal message even with 5-digit times. */
+	snprintf(msg, sizeof(msg), "job stopped with %u command(s), %u waiting I/O(s) unanswered "
+		 "%llu ms after the last completion (longest seen: %llu ms between completions, "
+		 "%llu ms for one)",
 		 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace,
 		 (unsigned long long)ld->max_gap_ms, (unsigned long long)ld->max_age_ms);
 	return nvmeof_abandon_all(ld, -ETIMEDOUT, msg);
