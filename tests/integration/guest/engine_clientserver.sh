@@ -33,7 +33,10 @@ job() {
 	case $1 in
 	null)   printf '[n]\nioengine=null\nrw=read\nbs=4k\nsize=%s\n' "$2" >"$f";;
 	verify) printf '[v]\nrw=randwrite\niodepth=8\nverify=crc32c\ndo_verify=1\n' >>"$f";;
-	json)   printf '[r]\nrw=randread\niodepth=4\nnumjobs=2\nthread=1\n' >>"$f";;
+	# A 1 s pause after 200 of the 256 I/Os: fio's client counts the results it awaits as each
+	# server's start message comes in, so a server that finished before the other started
+	# would get its own "All clients" sum (seen once in CI).
+	json)   printf '[r]\nrw=randread\niodepth=4\nnumjobs=2\nthread=1\nthinktime=1s\nthinktime_blocks=200\n' >>"$f";;
 	err)    printf '[e]\nnsid=9\nrw=read\n' >>"$f";;
 	esac
 	echo "$f"
