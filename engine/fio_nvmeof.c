@@ -902,8 +902,10 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	/* A lost lane holds nothing more: hand back what it failed, never wait. */
 	if (ld->lost || ld->reconnecting)
 		return nvmeof_hand_out(td, ld, max);
-	/* What delay_submit held back goes out before anything is reaped or waited for. */
-	if (ld->post_due) {
+	/* What delay_submit held back goes out before anything is reaped or waited for, but
+	 * not with I/Os fio has queued and not committed (the backlog's rule below): fio
+	 * commits before every getevents that may wait, so only a min 0 call finds them. */
+	if (ld->post_due && !ld->uncommitted) {
 		ld->post_due = 0;
 		if ((rc = nvmeof_post(td, ld)) < 0)
 			goto fatal;
