@@ -55,10 +55,11 @@ def run_numbers(rid):
     post = [l for l in open(os.path.join(out, "runs", rid + ".postrun")) if l.startswith("cpu ")]
     ios = r["total_ios"] + j["write"]["total_ios"] + j["trim"]["total_ios"]
     n["cpu_us_per_io"] = (stat_busy(post[-1]) - stat_busy(pre[0])) * 1e6 / hz / ios
+    n["ctx_per_io"] = j["ctx"] / ios       # fio's context switches of the (merged) job
     n["errors"] = j.get("total_err", 1 if j["error"] else 0)   # total_err: with continue_on_error
     return n
 
-FMT = {"iops": "%.1f", "mib_s": "%.2f", "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f"}
+FMT = {"iops": "%.1f", "mib_s": "%.2f", "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f", "ctx_per_io": "%.2f"}
 FMT.update({"lat_p%s_us" % p: "%.3f" for p in PCTS})
 expect = {}
 for row in ROWS:
@@ -97,7 +98,8 @@ for line in md.splitlines():
     elif cols and line.startswith("| ") and not line.startswith("|---"):
         f = [x.strip() for x in line.strip("|").split("|")]
         mdrows[(f[0], f[1])] = dict(zip(cols, f))
-colof = {"iops": "IOPS", "mib_s": "MiB/s", "usr_sys_cpu": "usr+sys %", "cpu_us_per_io": "CPU us/IO"}
+colof = {"iops": "IOPS", "mib_s": "MiB/s", "usr_sys_cpu": "usr+sys %", "cpu_us_per_io": "CPU us/IO",
+         "ctx_per_io": "ctx sw/IO"}
 colof.update({"lat_p%s_us" % p: "p%s us" % p for p in PCTS})
 for key, e in expect.items():
     r = mdrows.get(key)

@@ -3,12 +3,14 @@ the fio JSON files they name): report.json, report.md (one table, the environmen
 as SVG images with PNG links), plots/*.{svg,png} and report.txt (the side-by-side table the
 command prints at the end).
 
-Numbers: each run's IOPS, bandwidth, total-latency (lat_ns) percentiles, usr+sys CPU and errors
-come from fio's JSON (group_reporting=1: one merged job per run); CPU us per I/O is the
-machine's non-idle jiffies (user+nice+system+irq+softirq+steal of /proc/stat's "cpu" line)
-from the first job's exec_prerun to the last job's exec_postrun, in microseconds, divided by
-the run's I/Os.  A cell (row x initiator) shows the median over its repeats that succeeded,
-each number on its own (the median IOPS and the median p99 may come from different repeats)."""
+Numbers: each run's IOPS, bandwidth, total-latency (lat_ns) percentiles, usr+sys CPU, context
+switches and errors come from fio's JSON (group_reporting=1: one merged job per run); CPU us per
+I/O is the machine's non-idle jiffies (user+nice+system+irq+softirq+steal of /proc/stat's "cpu"
+line) from the first job's exec_prerun to the last job's exec_postrun, in microseconds, divided
+by the run's I/Os; context switches per I/O are fio's "ctx" (its jobs' voluntary and
+involuntary switches together) divided by the run's I/Os.  A cell (row x initiator) shows the
+median over its repeats that succeeded, each number on its own (the median IOPS and the median
+p99 may come from different repeats)."""
 import json
 import os
 import statistics
@@ -18,11 +20,11 @@ from . import fiojson
 from . import gnuplot
 
 METRICS = ("iops", "mib_s", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p99.9_us",
-           "lat_p99.99_us", "usr_sys_cpu", "cpu_us_per_io")
+           "lat_p99.99_us", "usr_sys_cpu", "cpu_us_per_io", "ctx_per_io")
 # how report.md and report.txt print each number (the test formats its own numbers the same way)
 FORMATS = {"iops": "%.1f", "mib_s": "%.2f", "lat_p50_us": "%.3f", "lat_p90_us": "%.3f",
            "lat_p99_us": "%.3f", "lat_p99.9_us": "%.3f", "lat_p99.99_us": "%.3f",
-           "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f", "ratio": "%.2f"}
+           "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f", "ctx_per_io": "%.2f", "ratio": "%.2f"}
 RATIOS = ("iops", "lat_p99_us", "cpu_us_per_io")
 
 
@@ -45,6 +47,9 @@ def run_numbers(rec, clk_tck, m=None):
         "errors": m["total_err"] or (1 if m["error"] else 0),
         "cpu_us_per_io": (rec["busy_jiffies"] * 1e6 / clk_tck / m["ios"])
         if rec.get("busy_jiffies") is not None and m["ios"] else None,
+        # fio's jobs' context switches per I/O: a job preempted by the work its I/O causes on
+        # its own CPU shows here (records written before the tool kept "ctx" have none)
+        "ctx_per_io": m["ctx"] / m["ios"] if m.get("ctx") is not None and m["ios"] else None,
     }
     for p in fiojson.PERCENTILES:
         k = "lat_p%s_us" % format(p, "g")
@@ -216,32 +221,34 @@ def markdown(plan, base, cells, made):
          "Every number is the median over the repeats that succeeded (each column on its own). "
          "Latencies are fio's total latency (lat_ns) percentiles in microseconds; usr+sys is fio's "
          "CPU percentage; CPU us/IO is the whole machine's non-idle CPU time over fio's I/O loop "
-         "divided by the I/Os. Ratios are to %s." % (base or "the kernel initiator (none ran: no ratios)"), "",
+         "divided by the I/Os; ctx sw/IO is fio's context switches of its jobs (voluntary and "
+         "involuntary) divided by the I/Os. Ratios are to %s." % (base or "the kernel initiator (none ran: no ratios)"), "",
          "## Environment", ""]
     L += _env_lines(plan["env"])
     L += ["", "## Results", "",
           "| row | initiator | runs ok | IOPS | MiB/s | p50 us | p90 us | p99 us | p99.9 us | p99.99 us "
-          "| usr+sys % | CPU us/IO | errors | IOPS ratio | p99 ratio | CPU/IO ratio |",
-          "|---|---|---|" + "---:|" * 13]
+          "| usr+sys % | CPU us/IO | ctx sw/IO | errors | IOPS ratio | p99 ratio | CPU/IO ratio |",
+          "|---|---|---|" + "---:|" * 14]
     for c in cells:
         m, r = c["median"], c["ratio"]
         if c["status"] in ("unavailable", "not run"):
-            L.append("| %s | %s | %s: %s |%s" % (c["row"], c["variant"], c["status"], c["note"], " |" * 13))
+            L.append("| %s | %s | %s: %s |%s" % (c["row"], c["variant"], c["status"], c["note"], " |" * 14))
             continue
-        L.append("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |" % (
+        L.append("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |" % (
             c["row"], c["variant"], c["ok"], c["runs"], fmt("iops", m["iops"]), fmt("mib_s", m["mib_s"]),
             fmt("lat_p50_us", m["lat_p50_us"]), fmt("lat_p90_us", m["lat_p90_us"]),
             fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
             fmt("lat_p99.99_us", m["lat_p99.99_us"]), fmt("usr_sys_cpu", m["usr_sys_cpu"]),
-            fmt("cpu_us_per_io", m["cpu_us_per_io"]), c["errors"], fmt("ratio", r["iops"]),
+            fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ctx_per_io", m["ctx_per_io"]), c["errors"],
+            fmt("ratio", r["iops"]),
             fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"])))
         for h, hm in c.get("hosts", {}).items():
-            L.append("| %s | &nbsp;&nbsp;%s on %s | | %s | %s | %s | %s | %s | %s | %s | %s | %s | | | | |" % (
+            L.append("| %s | &nbsp;&nbsp;%s on %s | | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | | | | |" % (
                 c["row"], c["variant"], h, fmt("iops", hm["iops"]), fmt("mib_s", hm["mib_s"]),
                 fmt("lat_p50_us", hm["lat_p50_us"]), fmt("lat_p90_us", hm["lat_p90_us"]),
                 fmt("lat_p99_us", hm["lat_p99_us"]), fmt("lat_p99.9_us", hm["lat_p99.9_us"]),
                 fmt("lat_p99.99_us", hm["lat_p99.99_us"]), fmt("usr_sys_cpu", hm["usr_sys_cpu"]),
-                fmt("cpu_us_per_io", hm["cpu_us_per_io"])))
+                fmt("cpu_us_per_io", hm["cpu_us_per_io"]), fmt("ctx_per_io", hm["ctx_per_io"])))
     if plan.get("hosts"):
         L += ["", "Engine rows ran through fio's client/server mode on %s (the same job file on every "
               "host): each such row is the combined numbers (fio's \"All clients\": I/Os of all hosts over "
@@ -272,8 +279,9 @@ def text_table(plan, base, cells):
     """The side-by-side table printed at the end (report.txt)."""
     L = ["nvmeof-compare: median of %d repeat(s), %d s per run; ratios to %s" % (
         plan["repeat"], plan["runtime"], base or "(no kernel initiator)")]
-    hdr = "  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s" % (
-        "initiator", "IOPS", "p50 us", "p99 us", "p99.9 us", "CPU us/IO", "IOPS x", "p99 x", "CPU x", "retry")
+    hdr = "  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s %6s" % (
+        "initiator", "IOPS", "p50 us", "p99 us", "p99.9 us", "CPU us/IO", "ctx/IO", "IOPS x", "p99 x",
+        "CPU x", "retry")
     rows = {}
     for c in cells:
         rows.setdefault(c["row"], []).append(c)
@@ -284,10 +292,11 @@ def text_table(plan, base, cells):
                 L.append("  %-20s %s%s" % (c["variant"], c["status"], ": " + c["note"] if c["note"] else ""))
                 continue
             m, r = c["median"], c["ratio"]
-            L.append("  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6d%s" % (
+            L.append("  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s %6d%s" % (
                 c["variant"], fmt("iops", m["iops"]), fmt("lat_p50_us", m["lat_p50_us"]),
                 fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
-                fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ratio", r["iops"]),
+                fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ctx_per_io", m["ctx_per_io"]),
+                fmt("ratio", r["iops"]),
                 fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"]),
                 sum(c["counters"].values()), "" if c["status"] == "ok" else "  (%s)" % c["status"]))
             for h, hm in c.get("hosts", {}).items():

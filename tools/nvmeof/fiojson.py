@@ -53,7 +53,8 @@ def _pct(lat, p):
 def job_metrics(job):
     """The flat numbers of one fio job object (an entry of "jobs" or "client_stats"): IOPS and
     bandwidth summed over directions; total-latency (lat_ns) percentiles and mean of the direction
-    that did the most I/O (fio keeps them per direction); CPU percentages; errors."""
+    that did the most I/O (fio keeps them per direction); CPU percentages; context switches
+    (fio's "ctx": the job's voluntary and involuntary ones together); errors."""
     dirs = {d: job.get(d) or {} for d in DIRECTIONS}
     main = max(DIRECTIONS, key=lambda d: dirs[d].get("total_ios", 0))
     lat = dirs[main].get("lat_ns") or {}
@@ -66,6 +67,7 @@ def job_metrics(job):
         "lat_mean_us": lat.get("mean", 0.0) / 1000.0 if lat else None,
         "usr_cpu": job.get("usr_cpu", 0.0),
         "sys_cpu": job.get("sys_cpu", 0.0),
+        "ctx": job.get("ctx", 0),
         "error": job.get("error", 0),
         "total_err": job.get("total_err", 0),
         "runtime_ms": max(dirs[d].get("runtime", 0) for d in DIRECTIONS),
@@ -83,7 +85,7 @@ def sum_jobs(jobs):
     if not ms:
         raise ValueError("no jobs")
     out = dict(max(ms, key=lambda m: m["ios"]))
-    for k in ("iops", "bw_bytes", "ios", "io_bytes", "usr_cpu", "sys_cpu", "total_err"):
+    for k in ("iops", "bw_bytes", "ios", "io_bytes", "usr_cpu", "sys_cpu", "ctx", "total_err"):
         out[k] = sum(m[k] for m in ms)
     out["error"] = next((m["error"] for m in ms if m["error"]), 0)
     out["runtime_ms"] = max(m["runtime_ms"] for m in ms)
