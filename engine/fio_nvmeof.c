@@ -55,6 +55,7 @@ struct nvmeof_data {
 	unsigned            uncommitted; /* queued since fio's last commit */
 	int                 delay_submit;/* delay_submit=1: see fio_nvmeof_commit */
 	int                 post_due;    /* committed, staged, not posted yet: getevents posts */
+	unsigned            submit_batch;/* delay_submit: held I/Os go out once this many wait */
 	uint64_t            nr_queued;   /* I/Os taken from fio */
 	uint64_t            nr_waited;   /* of those, how many waited in the backlog */
 	unsigned            max_backlog;
@@ -287,6 +288,9 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	ld->depth = td->o.iodepth;
+	ld->submit_batch = o->submit_batch ? o->submit_batch : ld->depth / 8;
+	if (!ld->submit_batch)
+		ld->submit_batch = 1;
 	ld->io_timeout_ms = o->io_timeout;
 	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
 	ld->unstamped = calloc(ld->depth + 1, sizeof(*ld->unstamped));
@@ -737,9 +741,10 @@ static int fio_nvmeof_commit(struct thread_data *td)
 		return 0;
 	/* delay_submit: with commands already in flight fio must call getevents before it can
 	 * wait on anything (it reaps before thinktime and rate sleeps), so the post goes there,
-	 * in one chain with whatever else fio commits meanwhile: one doorbell (a system call
-	 * with a software RDMA device) for several I/Os, as SPDK's delay_cmd_submit.  With
-	 * nothing in flight (QD1, a job's first I/O) the commit posts at once. */
+	 * in one chain with whatever else fio commits meanwhile (submit_batch of them,
+	 * nvmeof_held_post_due): one doorbell (a system call with a software RDMA device) for
+	 * several I/Os, as SPDK's delay_cmd_submit.  With nothing in flight (QD1, a job's first
+	 * I/O) the commit posts at once. */
 	if (ld->delay_submit && nvmeof_nr_posted(ld)) {
 		ld->post_due = 1;
 		return 0;
@@ -864,6 +869,17 @@ static void nvmeof_hybrid_reaped(struct nvmeof_data *ld)
 	ld->active_us = now;
 }
 
+/* delay_submit: what fio committed while commands were in flight goes out once submit_batch
+ * I/Os wait, or at once when none is in flight (the target must never sit idle while I/Os
+ * wait here).  fio hands out one event per getevents by default (iodepth_batch_complete_max)
+ * and commits one I/O after each, so without a batch every I/O is a post of its own; with a
+ * software RDMA device each post is a system call that also runs the target's receive. */
+static int nvmeof_held_post_due(struct nvmeof_data *ld)
+{
+	return ld->post_due && !ld->uncommitted &&
+	       (ld->nr_unstamped >= ld->submit_batch || !nvmeof_nr_posted(ld));
+}
+
 static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 				const struct timespec *t)
 {
@@ -902,10 +918,11 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	/* A lost lane holds nothing more: hand back what it failed, never wait. */
 	if (ld->lost || ld->reconnecting)
 		return nvmeof_hand_out(td, ld, max);
-	/* What delay_submit held back goes out before anything is reaped or waited for, but
-	 * not with I/Os fio has queued and not committed (the backlog's rule below): fio
-	 * commits before every getevents that may wait, so only a min 0 call finds them. */
-	if (ld->post_due && !ld->uncommitted) {
+	/* What delay_submit held back goes out before anything is reaped or waited for, once a
+	 * batch waits (nvmeof_held_post_due), but not with I/Os fio has queued and not committed
+	 * (the backlog's rule below): fio commits before every getevents that may wait, so only
+	 * a min 0 call finds them. */
+	if (nvmeof_held_post_due(ld)) {
 		ld->post_due = 0;
 		if ((rc = nvmeof_post(td, ld)) < 0)
 			goto fatal;
@@ -935,6 +952,11 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		 * its commit posts them all). */
 		if (rc > 0 && ld->backlog.head && !ld->uncommitted)
 			rc = nvmeof_post(td, ld);
+		/* The last posted command completed with I/Os still held: they go now. */
+		if (rc >= 0 && nvmeof_held_post_due(ld)) {
+			ld->post_due = 0;
+			rc = nvmeof_post(td, ld);
+		}
 		if (rc < 0)
 			goto fatal;
 		if (ld->nr_events >= min)

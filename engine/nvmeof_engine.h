@@ -32,6 +32,7 @@ struct nvmeof_options {
 	int          completion;
 	unsigned int poll_us;          /* hybrid: spin this long after the last activity */
 	unsigned int delay_submit;     /* a commit with commands in flight posts at getevents */
+	unsigned int submit_batch;     /* delay_submit: post once this many wait; 0: iodepth/8 */
 	int          mem;
 	unsigned int io_timeout;       /* ms without a response before a command fails */
 	unsigned int kato;             /* ms; 0: no keep-alive asked for */

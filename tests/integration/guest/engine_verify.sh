@@ -99,6 +99,23 @@ else
 	bad "delay_submit" "posts of more than 4 I/Os: '$on'% with it (want > 0), '$off'% without (want 0)"
 fi
 
+# submit_batch: held I/Os go out once that many wait (or none is in flight).  fio hands out one
+# completion per getevents and commits one I/O after each, so with submit_batch=1 posts are
+# of 1-4 I/Os ("4"); with 8 most posts carry 5-8 ("8").  64 KiB I/Os keep the target busy, so
+# the "none in flight" rule (which posts at once) rarely fires.  Both jobs verify their data.
+run_fio submit-batch-8 rw $NVMEOF --submit_batch=8 --name=w --rw=randwrite --bs=64k --size=16m \
+	--iodepth=32 --verify=crc32c $V
+run_fio submit-batch-1 rw $NVMEOF --submit_batch=1 --name=w --rw=randwrite --bs=64k --size=16m \
+	--iodepth=32 --verify=crc32c $V
+bucket8() { python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["iodepth_submit"]["8"], 3))' \
+	"$WORK/$1.json" 2>/dev/null; }
+b8=$(bucket8 submit-batch-8) b1=$(bucket8 submit-batch-1)
+if [ -n "$b8" ] && [ -n "$b1" ] && awk -v a="$b8" -v b="$b1" 'BEGIN{exit !(a > 50 && b < 5)}'; then
+	ok "submit_batch: posts of 5-8 I/Os $b8% with submit_batch=8, $b1% with 1"
+else
+	bad "submit_batch" "posts of 5-8 I/Os: '$b8'% with submit_batch=8 (want > 50), '$b1'% with 1 (want < 5)"
+fi
+
 # fio buffer allocators
 echo 64 > /proc/sys/vm/nr_hugepages 2>/dev/null
 for mem in malloc mmap mmaphuge shmhuge; do
