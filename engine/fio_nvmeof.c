@@ -742,7 +742,7 @@ static int fio_nvmeof_commit(struct thread_data *td)
 	/* delay_submit: with commands already in flight fio must call getevents before it can
 	 * wait on anything (it reaps before thinktime and rate sleeps), so the post goes there,
 	 * in one chain with whatever else fio commits meanwhile (submit_batch of them,
-	 * nvmeof_held_post_due): one doorbell (a system call with a software RDMA device) for
+	 * nvmeof_post_held): one doorbell (a system call with a software RDMA device) for
 	 * several I/Os, as SPDK's delay_cmd_submit.  With nothing in flight (QD1, a job's first
 	 * I/O) the commit posts at once. */
 	if (ld->delay_submit && nvmeof_nr_posted(ld)) {
@@ -873,11 +873,15 @@ static void nvmeof_hybrid_reaped(struct nvmeof_data *ld)
  * I/Os wait, or at once when none is in flight (the target must never sit idle while I/Os
  * wait here).  fio hands out one event per getevents by default (iodepth_batch_complete_max)
  * and commits one I/O after each, so without a batch every I/O is a post of its own; with a
- * software RDMA device each post is a system call that also runs the target's receive. */
-static int nvmeof_held_post_due(struct nvmeof_data *ld)
+ * software RDMA device each post is a system call that also runs the target's receive.
+ * Returns 0 when nothing was due, else nvmeof_post's result. */
+static int nvmeof_post_held(struct thread_data *td, struct nvmeof_data *ld)
 {
-	return ld->post_due && !ld->uncommitted &&
-	       (ld->nr_unstamped >= ld->submit_batch || !nvmeof_nr_posted(ld));
+	if (!ld->post_due || ld->uncommitted ||
+	    (ld->nr_unstamped < ld->submit_batch && nvmeof_nr_posted(ld)))
+		return 0;
+	ld->post_due = 0;
+	return nvmeof_post(td, ld);
 }
 
 static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsigned int max,
@@ -919,14 +923,11 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 	if (ld->lost || ld->reconnecting)
 		return nvmeof_hand_out(td, ld, max);
 	/* What delay_submit held back goes out before anything is reaped or waited for, once a
-	 * batch waits (nvmeof_held_post_due), but not with I/Os fio has queued and not committed
+	 * batch waits (nvmeof_post_held), but not with I/Os fio has queued and not committed
 	 * (the backlog's rule below): fio commits before every getevents that may wait, so only
 	 * a min 0 call finds them. */
-	if (nvmeof_held_post_due(ld)) {
-		ld->post_due = 0;
-		if ((rc = nvmeof_post(td, ld)) < 0)
-			goto fatal;
-	}
+	if ((rc = nvmeof_post_held(td, ld)) < 0)
+		goto fatal;
 	/* The stop check runs on a clock, not per call: fio may call often with min 0 or get
 	 * its events at once, and must still notice its parent gone. */
 	now = nvmf_now_ms();
@@ -953,10 +954,8 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		if (rc > 0 && ld->backlog.head && !ld->uncommitted)
 			rc = nvmeof_post(td, ld);
 		/* The last posted command completed with I/Os still held: they go now. */
-		if (rc >= 0 && nvmeof_held_post_due(ld)) {
-			ld->post_due = 0;
-			rc = nvmeof_post(td, ld);
-		}
+		if (rc >= 0)
+			rc = nvmeof_post_held(td, ld);
 		if (rc < 0)
 			goto fatal;
 		if (ld->nr_events >= min)
