@@ -10,8 +10,9 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
 OUT=$(mktemp -d "$REPO/build/compare-test.XXXXXX") || exit 1
-"$REPO/tools/nvmeof-compare" --quick --initiators engine-poll,kernel-libaio --runtime 2 --repeat 2 --size 16m \
-	--out "$OUT" > "$OUT/compare.out" 2>&1
+# The engine named by a path relative to the working directory, as a user types it.
+(cd "$REPO" && tools/nvmeof-compare --quick --initiators engine-poll,kernel-libaio --runtime 2 --repeat 2 \
+	--size 16m --engine build/libfio_nvmeof.so --out "$OUT") > "$OUT/compare.out" 2>&1
 rc=$?
 cat "$OUT/compare.out"
 case $rc in

@@ -214,6 +214,12 @@ def report(out):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parser().parse_args(argv)
+    # fio runs in the run directory: a relative engine, plugin or fio path would miss there
+    a.engine = os.path.abspath(a.engine)
+    if a.spdk_plugin:
+        a.spdk_plugin = os.path.abspath(a.spdk_plugin)
+    if "/" in a.fio:
+        a.fio = os.path.abspath(a.fio)
     if a.report_only:
         return report(os.path.abspath(a.report_only))
     plan = make_plan(a)
