@@ -314,7 +314,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "", queues[96], ack[48] = "";
+	char bufs[1024], ka[128] = "", queues[96], ack[48] = "", icd[112] = "";
 	struct fio_file *f;
 	unsigned int i;
 
@@ -335,6 +335,11 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(ack, sizeof(ack), ", ACK timeout %.0f us", ns / 1e3);
 	}
+	/* inline_data=auto chose keyed writes (nvmf_lane_inline_auto_keyed): say why. */
+	if (in->inline_offered && !in->inline_max && o->inline_data == NVMEOF_INLINE_AUTO)
+		snprintf(icd, sizeof(icd), " of %u offered (iodepth %u > %u: software RDMA device, "
+			 "local target)", in->inline_offered, td->o.iodepth,
+			 NVMF_INLINE_LOCAL_MAX_DEPTH);
 	/* Several queues: how many the controller granted (Set Features Number of Queues). */
 	if (in->io_queues > 1 || in->io_queues_granted != 1)
 		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)",
@@ -350,11 +355,11 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B, %s via %s port %u (%s -> %s:%s)%s%s%s\n",
+			 "MDTS %s, %s, in-capsule %u B%s, %s via %s port %u (%s -> %s:%s)%s%s%s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
-			 queues, in->inline_max,
+			 queues, in->inline_max, icd,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
 			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", in->rdma_dev,
 			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs);

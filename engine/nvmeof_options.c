@@ -364,7 +364,10 @@ struct fio_option nvmeof_fio_options[] = {
 		.help     = "Send small writes as in-capsule data",
 		.posval   = {
 			{ .ival = "auto", .oval = NVMEOF_INLINE_AUTO,
-			  .help = "When the controller offers it (IOCCSZ, ICDOFF 0)" },
+			  .help = "When the controller offers it (IOCCSZ, ICDOFF 0), except above "
+				  "iodepth 16 with a software RDMA device and a target on this host" },
+			{ .ival = "on", .oval = NVMEOF_INLINE_ON,
+			  .help = "When the controller offers it, at any iodepth" },
 			{ .ival = "off", .oval = NVMEOF_INLINE_OFF,
 			  .help = "Never: the target always RDMA-reads write data" },
 		},

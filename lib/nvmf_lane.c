@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "nvmf_lane.h"
+#include "nvmf_mem.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
 
@@ -427,6 +428,37 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct
 	lim->inline_max = lane->info.inline_max;
 }
 
+/* The same address, or a loopback one: the target answers from this host. */
+static int nvmf_addr_local_peer(const struct sockaddr *local, const struct sockaddr *peer)
+{
+	if (!local || !peer)
+		return 0;
+	if (peer->sa_family == AF_INET) {
+		const struct in_addr *p = &((const struct sockaddr_in *)peer)->sin_addr;
+
+		if ((ntohl(p->s_addr) >> 24) == 127)
+			return 1;
+		return local->sa_family == AF_INET &&
+		       p->s_addr == ((const struct sockaddr_in *)local)->sin_addr.s_addr;
+	}
+	if (peer->sa_family == AF_INET6) {
+		const struct in6_addr *p = &((const struct sockaddr_in6 *)peer)->sin6_addr;
+
+		if (IN6_IS_ADDR_LOOPBACK(p))
+			return 1;
+		return local->sa_family == AF_INET6 &&
+		       !memcmp(p, &((const struct sockaddr_in6 *)local)->sin6_addr, sizeof(*p));
+	}
+	return 0;
+}
+
+int nvmf_lane_inline_auto_keyed(unsigned io_depth, int rdma_software, const struct sockaddr *local,
+				const struct sockaddr *peer)
+{
+	return io_depth > NVMF_INLINE_LOCAL_MAX_DEPTH && rdma_software &&
+	       nvmf_addr_local_peer(local, peer);
+}
+
 int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 {
 	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
@@ -711,6 +743,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	struct nvmf_lane_info *in = &lane->info;
 	struct nvmf_rdma_params rp;
 	uint16_t cntlid = 0;
+	char pci[32];
 	int rc;
 
 	memset(&rp, 0, sizeof(rp));
@@ -747,6 +780,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	in->ack_timeout = nvmf_rdma_queue_ack_timeout(lane->aq);
 	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
 	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
+	in->rdma_software = nvmf_sysfs_rdma_pci(NULL, in->rdma_dev, pci, sizeof(pci)) == -ENOENT;
 
 	if (!opts->no_io_queue) {
 		unsigned want = opts->io_queues ? opts->io_queues : 1;
@@ -778,9 +812,16 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		in->io_queues = lane->nr_ioqs;
 		in->io_queue_entries = lane->ioqs[0]->q.max_inflight + 1;
 		/* In-capsule writes need room past the SQE, at offset 0, with offset SGLs. */
-		if (opts->inline_data && in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
-		    (in->sgls & (1u << 20)))
-			in->inline_max = in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe);
+		in->inline_offered = in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
+				     (in->sgls & (1u << 20)) ?
+				     in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe) : 0;
+		in->inline_max = in->inline_offered;
+		if (opts->inline_data == NVMF_INLINE_OFF ||
+		    (opts->inline_data == NVMF_INLINE_AUTO &&
+		     nvmf_lane_inline_auto_keyed(opts->io_depth, in->rdma_software,
+						 rdma_get_local_addr(lane->aq->id),
+						 rdma_get_peer_addr(lane->aq->id))))
+			in->inline_max = 0;
 		/* Whatever was asked for, a controller with a keep-alive timer in force gets its
 		 * keep-alives (some targets insist on a minimum KATO even when the host sends 0). */
 		in->kato_ms = nvmf_get_kato(lane);

@@ -16,6 +16,15 @@
 #define NVMF_ERR_LEN 256
 #define NVMF_MAX_IO_QUEUES 64      /* I/O queue pairs one lane may hold */
 
+/* In-capsule writes.  AUTO: when the controller offers them, except in a deep job on a
+ * software RDMA device whose target is on this host (nvmf_lane_inline_auto_keyed); ON: whenever
+ * the controller offers them. */
+enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
+
+/* AUTO sends writes keyed above this io_depth with a software RDMA device and a local target:
+ * measured in the testbed (README "In-capsule writes with Soft-RoCE and a local target"). */
+#define NVMF_INLINE_LOCAL_MAX_DEPTH 16
+
 struct nvmf_lane_opts {
 	const char *traddr;
 	const char *trsvcid;          /* default "4420" */
@@ -28,7 +37,10 @@ struct nvmf_lane_opts {
 	uint8_t     ack_timeout;      /* QP ACK timeout exponent (4.096 us x 2^N); 0: RDMA CM's */
 	unsigned    io_queue_entries; /* wanted I/O queue size (entries), clamped to the target's */
 	uint64_t    io_max_bytes;     /* largest I/O: the queue gets room for all its commands */
-	int         inline_data;      /* allow in-capsule writes when the controller offers them */
+	int         inline_data;      /* enum nvmf_inline: in-capsule writes when the controller
+				       * offers them (OFF: never) */
+	unsigned    io_depth;         /* I/Os the caller keeps in flight at most (AUTO's choice;
+				       * 0: not known) */
 	int         use_events;       /* I/O completions by completion channel instead of polling */
 	int         no_io_queue;      /* admin queue only (probing) */
 	unsigned    io_queues;        /* I/O queue pairs wanted (0: 1), at most NVMF_MAX_IO_QUEUES */
@@ -56,6 +68,8 @@ struct nvmf_lane_info {
 	unsigned io_queues;           /* I/O queue pairs connected */
 	unsigned io_queues_granted;   /* Set Features Number of Queues' answer (1 when not asked) */
 	uint32_t inline_max;          /* in-capsule write bytes used (0: off) */
+	uint32_t inline_offered;      /* in-capsule write bytes the controller takes (IOCCSZ) */
+	int      rdma_software;       /* the RDMA device has no PCI device: Soft-RoCE, siw */
 	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
 	char     rdma_dev[64];
@@ -98,6 +112,14 @@ int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns
 /* Deregister what a memory backend registered on the lane (lib/nvmf_mem_lane.c registers:
  * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
+
+/* 1: inline_data AUTO sends writes keyed in this lane.  With a software RDMA device and the
+ * target on this host, the initiator's post runs the target's receive in the same system call,
+ * and a multi-packet SEND (in-capsule data) hands it to ksoftirqd, which then preempts the job
+ * once per write; deep jobs go faster keyed (the target reads the data), shallow ones stay
+ * faster in-capsule.  A hardware NIC or a remote target: always 0. */
+int nvmf_lane_inline_auto_keyed(unsigned io_depth, int rdma_software, const struct sockaddr *local,
+				const struct sockaddr *peer);
 
 /* The I/O queues (idx from 0; NULL past the last), and the limits for a namespace of the given
  * LBA size (the same on every I/O queue). */

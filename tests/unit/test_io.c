@@ -1,12 +1,14 @@
 /* test_io.c - one user I/O as NVMe commands (lib/nvmf_io.c): splitting, the SQE bytes of each
  * part at NVMe spec offsets (as posted, copied by the scripted peer), in-capsule vs keyed
- * data, trim via the per-slot DSM range, flush, all-or-nothing staging, and collecting the
+ * data (and when inline_data=auto chooses keyed), trim via the per-slot DSM range, flush, all-or-nothing staging, and collecting the
  * parts' completions. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvmf_io.h"
+#include "nvmf_lane.h"
 #include "nvmf_queue.h"
 #include "nvmf_spec.h"
 
@@ -315,6 +317,56 @@ static void test_write_inline_vs_keyed(void)
 	}
 	nvmf_queue_fini(&q);
 	free(buf);
+}
+
+static void set_in4(struct sockaddr_in *a, const char *ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	CHECK_EQ(inet_pton(AF_INET, ip, &a->sin_addr), 1);
+}
+
+static void set_in6(struct sockaddr_in6 *a, const char *ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->sin6_family = AF_INET6;
+	CHECK_EQ(inet_pton(AF_INET6, ip, &a->sin6_addr), 1);
+}
+
+/* inline_data=auto sends writes keyed only in a job deeper than 16 on a software RDMA device
+ * with the target on this host (the same address as the local side, or a loopback one). */
+static void test_inline_auto_keyed(void)
+{
+	struct sockaddr_in l4, p4;
+	struct sockaddr_in6 l6, p6;
+	const struct sockaddr *L4 = (struct sockaddr *)&l4, *P4 = (struct sockaddr *)&p4;
+	const struct sockaddr *L6 = (struct sockaddr *)&l6, *P6 = (struct sockaddr *)&p6;
+
+	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH, 16);
+	set_in4(&l4, "10.99.0.1");
+	set_in4(&p4, "10.99.0.1");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(17, 1, L4, P4), 1);
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 1);
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(16, 1, L4, P4), 0);     /* shallow: in-capsule */
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(0, 1, L4, P4), 0);      /* depth not known */
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 0, L4, P4), 0);    /* a NIC with a PCI device */
+	set_in4(&p4, "10.99.0.2");                                    /* another host */
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 0);
+	set_in4(&p4, "127.0.0.1");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 1);
+	set_in4(&p4, "126.255.255.255");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 0);
+	set_in6(&l6, "fd00::1");
+	set_in6(&p6, "fd00::1");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L6, P6), 1);
+	set_in6(&p6, "fd00::2");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L6, P6), 0);
+	set_in6(&p6, "::1");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P6), 1);
+	set_in6(&p6, "fd00::1");
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P6), 0);    /* families differ */
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, NULL, P4), 0);
+	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, NULL), 0);
 }
 
 static void test_trim(void)
@@ -784,6 +836,7 @@ int main(void)
 	test_read_split();
 	test_split_huge_max_xfer();
 	test_write_inline_vs_keyed();
+	test_inline_auto_keyed();
 	test_trim();
 	test_flush();
 	test_busy_and_invalid();

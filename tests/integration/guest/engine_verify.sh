@@ -116,6 +116,26 @@ else
 	bad "submit_batch" "posts of 5-8 I/Os: '$b8'% with submit_batch=8 (want > 50), '$b1'% with 1 (want < 5)"
 fi
 
+# inline_data=auto with a software RDMA device and the target on this host (the testbed):
+# writes go keyed in a job with iodepth above 16, in-capsule up to 16 (README "In-capsule
+# writes with Soft-RoCE and a local target"); inline_data=on keeps them in-capsule at any
+# iodepth.  Every job verifies its data.
+for j in auto-qd32:32: auto-qd16:16: on-qd32:32:--inline_data=on; do
+	IFS=: read -r n qd opt <<<"$j"
+	run_fio "icd-$n" rw $NVMEOF $opt --name=w --rw=randwrite --bs=4k --size=16m --iodepth=$qd \
+		--verify=crc32c $V
+done
+icd_start() { grep -m1 -oE 'in-capsule [0-9]+ B( of [0-9]+ offered \([^)]*\))?,' "$WORK/icd-$1.log"; }
+want_auto32='in-capsule 0 B of 4096 offered (iodepth 32 > 16: software RDMA device, local target),'
+for c in "auto-qd32|$want_auto32" "auto-qd16|in-capsule 4096 B," "on-qd32|in-capsule 4096 B,"; do
+	n=${c%%|*} want=${c#*|}
+	if [ "$(icd_start "$n")" = "$want" ]; then
+		ok "inline_data ${n%-qd*} at iodepth ${n#*-qd}: '$want'"
+	else
+		bad "inline_data ${n%-qd*} at iodepth ${n#*-qd}" "start line has '$(icd_start "$n")', want '$want'"
+	fi
+done
+
 # fio buffer allocators
 echo 64 > /proc/sys/vm/nr_hugepages 2>/dev/null
 for mem in malloc mmap mmaphuge shmhuge; do
