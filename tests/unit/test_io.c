@@ -319,54 +319,58 @@ static void test_write_inline_vs_keyed(void)
 	free(buf);
 }
 
-static void set_in4(struct sockaddr_in *a, const char *ip)
+/* An IPv4 or IPv6 address into ss (NULL: no address). */
+static const struct sockaddr *mk_addr(struct sockaddr_storage *ss, const char *ip)
 {
-	memset(a, 0, sizeof(*a));
-	a->sin_family = AF_INET;
-	CHECK_EQ(inet_pton(AF_INET, ip, &a->sin_addr), 1);
-}
+	memset(ss, 0, sizeof(*ss));
+	if (!ip)
+		return NULL;
+	if (strchr(ip, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
 
-static void set_in6(struct sockaddr_in6 *a, const char *ip)
-{
-	memset(a, 0, sizeof(*a));
-	a->sin6_family = AF_INET6;
-	CHECK_EQ(inet_pton(AF_INET6, ip, &a->sin6_addr), 1);
+		a->sin6_family = AF_INET6;
+		CHECK_EQ(inet_pton(AF_INET6, ip, &a->sin6_addr), 1);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		CHECK_EQ(inet_pton(AF_INET, ip, &a->sin_addr), 1);
+	}
+	return (const struct sockaddr *)ss;
 }
 
 /* inline_data=auto sends writes keyed only in a job deeper than 16 on a software RDMA device
  * with the target on this host (the same address as the local side, or a loopback one). */
 static void test_inline_auto_keyed(void)
 {
-	struct sockaddr_in l4, p4;
-	struct sockaddr_in6 l6, p6;
-	const struct sockaddr *L4 = (struct sockaddr *)&l4, *P4 = (struct sockaddr *)&p4;
-	const struct sockaddr *L6 = (struct sockaddr *)&l6, *P6 = (struct sockaddr *)&p6;
+	static const struct {
+		unsigned depth;
+		int software;
+		const char *local, *peer;
+		int want;
+	} cases[] = {
+		{ 17, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 128, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 16, 1, "10.99.0.1", "10.99.0.1", 0 },       /* shallow: in-capsule */
+		{ 0, 1, "10.99.0.1", "10.99.0.1", 0 },        /* depth not known */
+		{ 128, 0, "10.99.0.1", "10.99.0.1", 0 },      /* a NIC with a PCI device */
+		{ 128, 1, "10.99.0.1", "10.99.0.2", 0 },      /* another host */
+		{ 128, 1, "10.99.0.1", "127.0.0.1", 1 },
+		{ 128, 1, "10.99.0.1", "126.255.255.255", 0 },
+		{ 128, 1, "fd00::1", "fd00::1", 1 },
+		{ 128, 1, "fd00::1", "fd00::2", 0 },
+		{ 128, 1, "10.99.0.1", "::1", 1 },
+		{ 128, 1, "10.99.0.1", "fd00::1", 0 },        /* families differ */
+		{ 128, 1, NULL, "10.99.0.1", 0 },
+		{ 128, 1, "10.99.0.1", NULL, 0 },
+	};
+	struct sockaddr_storage l, p;
 
 	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH, 16);
-	set_in4(&l4, "10.99.0.1");
-	set_in4(&p4, "10.99.0.1");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(17, 1, L4, P4), 1);
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 1);
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(16, 1, L4, P4), 0);     /* shallow: in-capsule */
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(0, 1, L4, P4), 0);      /* depth not known */
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 0, L4, P4), 0);    /* a NIC with a PCI device */
-	set_in4(&p4, "10.99.0.2");                                    /* another host */
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 0);
-	set_in4(&p4, "127.0.0.1");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 1);
-	set_in4(&p4, "126.255.255.255");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P4), 0);
-	set_in6(&l6, "fd00::1");
-	set_in6(&p6, "fd00::1");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L6, P6), 1);
-	set_in6(&p6, "fd00::2");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L6, P6), 0);
-	set_in6(&p6, "::1");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P6), 1);
-	set_in6(&p6, "fd00::1");
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, P6), 0);    /* families differ */
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, NULL, P4), 0);
-	CHECK_EQ(nvmf_lane_inline_auto_keyed(128, 1, L4, NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_EQ(nvmf_lane_inline_auto_keyed(cases[i].depth, cases[i].software,
+						     mk_addr(&l, cases[i].local),
+						     mk_addr(&p, cases[i].peer)), cases[i].want);
 }
 
 static void test_trim(void)
