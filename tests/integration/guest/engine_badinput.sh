@@ -77,7 +77,7 @@ c offset-ns1            'nvmeof: offset 512 is not a multiple of namespace 1.s L
 c offset-ns2            'nvmeof: offset 100 is not a multiple of namespace 2.s LBA size 512' $S --nsid=2 --offset=100
 c iodepth-65536         'nvmeof: iodepth 65536 is more than the controller takes on one I/O queue: at most [0-9]+ \(CAP.MQES\+1 = [0-9]+ entries, MAXCMD [0-9]+\)' $S --iodepth=65536
 c completion-unknown    'fio: failed parsing completion=interrupt'                  $S --completion=interrupt
-c inline_data-unknown   'fio: failed parsing inline_data=on'                        $S --inline_data=on
+c inline_data-unknown   'fio: failed parsing inline_data=always'                    $S --inline_data=always
 c nvmeof_mem-unknown    'fio: failed parsing nvmeof_mem=gpu'                        $S --nvmeof_mem=gpu
 c connect_timeout-0     'nvmeof: connect_timeout=0 is out of range: give 1..3600000 milliseconds' $S --connect_timeout=0
 c connect_timeout-neg   'nvmeof: connect_timeout=-5 is out of range'                $S --connect_timeout=-5
