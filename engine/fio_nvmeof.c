@@ -336,7 +336,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			snprintf(ack, sizeof(ack), ", ACK timeout %.0f us", ns / 1e3);
 	}
 	/* inline_data=auto chose keyed writes (nvmf_lane_inline_auto_keyed): say why. */
-	if (in->inline_offered && !in->inline_max && o->inline_data == NVMEOF_INLINE_AUTO)
+	if (in->inline_offered && !in->inline_max && o->inline_data == NVMF_INLINE_AUTO)
 		snprintf(icd, sizeof(icd), " of %u offered (iodepth %u > %u: software RDMA device, "
 			 "local target)", in->inline_offered, td->o.iodepth,
 			 NVMF_INLINE_LOCAL_MAX_DEPTH);

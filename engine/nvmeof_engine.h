@@ -11,7 +11,6 @@
 #include "nvmf_lane.h"
 
 enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
-enum { NVMEOF_INLINE_AUTO = 0, NVMEOF_INLINE_OFF, NVMEOF_INLINE_ON };
 enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT, NVMEOF_COMPLETION_HYBRID };
 enum { NVMEOF_MEM_HOST = 0, NVMEOF_MEM_CUDA };
 enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
@@ -28,7 +27,7 @@ struct nvmeof_options {
 	char        *hostid;
 	unsigned int connect_timeout;
 	unsigned int ack_timeout;      /* RDMA ACK timeout exponent; 0: the RDMA CM's */
-	int          inline_data;
+	int          inline_data;     /* enum nvmf_inline (lib/nvmf_lane.h) */
 	int          completion;
 	unsigned int poll_us;          /* hybrid: spin this long after the last activity */
 	unsigned int delay_submit;     /* a commit with commands in flight posts at getevents */

@@ -177,8 +177,7 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->hostnqn = hostnqn;
 	lo->connect_timeout_ms = o->connect_timeout;
 	lo->ack_timeout = (uint8_t)o->ack_timeout;
-	lo->inline_data = o->inline_data == NVMEOF_INLINE_OFF ? NVMF_INLINE_OFF :
-			  o->inline_data == NVMEOF_INLINE_ON ? NVMF_INLINE_ON : NVMF_INLINE_AUTO;
+	lo->inline_data = o->inline_data;    /* the option's values are enum nvmf_inline */
 	lo->io_depth = td->o.iodepth;
 	lo->use_events = o->completion != NVMEOF_COMPLETION_POLL;   /* hybrid sleeps too */
 	lo->kato_ms = o->kato;

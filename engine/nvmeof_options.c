@@ -363,12 +363,12 @@ struct fio_option nvmeof_fio_options[] = {
 		.def      = "auto",
 		.help     = "Send small writes as in-capsule data",
 		.posval   = {
-			{ .ival = "auto", .oval = NVMEOF_INLINE_AUTO,
+			{ .ival = "auto", .oval = NVMF_INLINE_AUTO,
 			  .help = "When the controller offers it (IOCCSZ, ICDOFF 0), except above "
 				  "iodepth 16 with a software RDMA device and a target on this host" },
-			{ .ival = "on", .oval = NVMEOF_INLINE_ON,
+			{ .ival = "on", .oval = NVMF_INLINE_ON,
 			  .help = "When the controller offers it, at any iodepth" },
-			{ .ival = "off", .oval = NVMEOF_INLINE_OFF,
+			{ .ival = "off", .oval = NVMF_INLINE_OFF,
 			  .help = "Never: the target always RDMA-reads write data" },
 		},
 		.category = FIO_OPT_C_ENGINE,

@@ -1,7 +1,7 @@
 /* test_io.c - one user I/O as NVMe commands (lib/nvmf_io.c): splitting, the SQE bytes of each
  * part at NVMe spec offsets (as posted, copied by the scripted peer), in-capsule vs keyed
- * data (and when inline_data=auto chooses keyed), trim via the per-slot DSM range, flush, all-or-nothing staging, and collecting the
- * parts' completions. */
+ * data (and when inline_data=auto chooses keyed), trim via the per-slot DSM range, flush,
+ * all-or-nothing staging, and collecting the parts' completions. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
