@@ -288,9 +288,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	ld->depth = td->o.iodepth;
-	ld->submit_batch = o->submit_batch ? o->submit_batch : ld->depth / 8;
-	if (!ld->submit_batch)
-		ld->submit_batch = 1;
+	ld->submit_batch = o->submit_batch ? o->submit_batch :
+			   nvmf_lane_submit_batch_auto(ld->depth, in->rdma_software, in->target_local);
 	ld->io_timeout_ms = o->io_timeout;
 	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
 	ld->unstamped = calloc(ld->depth + 1, sizeof(*ld->unstamped));
@@ -314,7 +313,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "", queues[96], ack[48] = "", icd[112] = "";
+	char bufs[1024], ka[128] = "", queues[96], ack[48] = "", icd[112] = "", batch[96] = "";
 	struct fio_file *f;
 	unsigned int i;
 
@@ -340,6 +339,11 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		snprintf(icd, sizeof(icd), " of %u offered (iodepth %u > %u: software RDMA device, "
 			 "local target)", in->inline_offered, td->o.iodepth,
 			 NVMF_INLINE_LOCAL_MAX_DEPTH);
+	/* submit_batch=0 took the software device's larger chains (nvmf_lane_submit_batch_auto). */
+	if (ld->delay_submit && !o->submit_batch && in->rdma_software && in->target_local &&
+	    ld->submit_batch > 1)
+		snprintf(batch, sizeof(batch), " (submit batch %u = iodepth/%u: software RDMA device, "
+			 "local target)", ld->submit_batch, NVMF_SUBMIT_BATCH_DIV_LOCAL);
 	/* Several queues: how many the controller granted (Set Features Number of Queues). */
 	if (in->io_queues > 1 || in->io_queues_granted != 1)
 		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)",
@@ -355,13 +359,13 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B%s, %s via %s port %u (%s -> %s:%s)%s%s%s\n",
+			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s port %u (%s -> %s:%s)%s%s%s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 queues, in->inline_max, icd,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
-			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", in->rdma_dev,
+			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", batch, in->rdma_dev,
 			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs);
 	}
 }

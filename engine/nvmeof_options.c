@@ -186,7 +186,7 @@ NVMEOF_INT_OPT(ctrl_loss_tmo, 4, 0, 86400000, " milliseconds (0: never reconnect
 NVMEOF_INT_OPT(reconnect_delay, 5, 10, 3600000, " milliseconds")
 NVMEOF_INT_OPT(poll_us, 6, 0, 1000000, " microseconds")
 NVMEOF_INT_OPT(ack_timeout, 7, 0, 31, " (4.096 us x 2^N; 0: the RDMA CM's)")
-NVMEOF_INT_OPT(submit_batch, 8, 0, 65536, " I/Os (0: iodepth/8)")
+NVMEOF_INT_OPT(submit_batch, 8, 0, 65536, " I/Os (0: auto)")
 
 struct fio_option nvmeof_fio_options[] = {
 	{
@@ -426,7 +426,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.def      = "0",
 		.help     = "With delay_submit, I/Os committed while others are in flight wait until "
 			    "this many are held, or none is in flight, then go out in one chain; "
-			    "0: iodepth/8 (at least 1); 1: at every getevents",
+			    "0: iodepth/8, or iodepth/2 with a software RDMA device and a local target "
+			    "(at least 1); 1: at every getevents",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -459,6 +459,14 @@ int nvmf_lane_inline_auto_keyed(unsigned io_depth, int rdma_software, const stru
 	       nvmf_addr_local_peer(local, peer);
 }
 
+unsigned nvmf_lane_submit_batch_auto(unsigned io_depth, int rdma_software, int target_local)
+{
+	unsigned batch = io_depth / (rdma_software && target_local ? NVMF_SUBMIT_BATCH_DIV_LOCAL :
+				     NVMF_SUBMIT_BATCH_DIV);
+
+	return batch ? batch : 1;
+}
+
 int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 {
 	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
@@ -781,6 +789,8 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
 	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
 	in->rdma_software = nvmf_sysfs_rdma_pci(NULL, in->rdma_dev, pci, sizeof(pci)) == -ENOENT;
+	in->target_local = nvmf_addr_local_peer(rdma_get_local_addr(lane->aq->id),
+						rdma_get_peer_addr(lane->aq->id));
 
 	if (!opts->no_io_queue) {
 		unsigned want = opts->io_queues ? opts->io_queues : 1;

@@ -25,6 +25,13 @@ enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
  * measured in the testbed (README "In-capsule writes with Soft-RoCE and a local target"). */
 #define NVMF_INLINE_LOCAL_MAX_DEPTH 16
 
+/* The caller's default chain of held I/Os per post (its submit_batch), as a divisor of its
+ * io_depth: a post is a doorbell write on a hardware NIC, so most of the depth stays at the
+ * target; with a software RDMA device and a local target each post is a system call that also
+ * runs the target's receive, so fewer, longer chains go faster (README "submit_batch"). */
+#define NVMF_SUBMIT_BATCH_DIV       8
+#define NVMF_SUBMIT_BATCH_DIV_LOCAL 2
+
 struct nvmf_lane_opts {
 	const char *traddr;
 	const char *trsvcid;          /* default "4420" */
@@ -70,6 +77,7 @@ struct nvmf_lane_info {
 	uint32_t inline_max;          /* in-capsule write bytes used (0: off) */
 	uint32_t inline_offered;      /* in-capsule write bytes the controller takes (IOCCSZ) */
 	int      rdma_software;       /* the RDMA device has no PCI device: Soft-RoCE, siw */
+	int      target_local;        /* the target's address is this side's, or a loopback one */
 	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
 	char     rdma_dev[64];
@@ -120,6 +128,11 @@ void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
  * faster in-capsule.  A hardware NIC or a remote target: always 0. */
 int nvmf_lane_inline_auto_keyed(unsigned io_depth, int rdma_software, const struct sockaddr *local,
 				const struct sockaddr *peer);
+
+/* The default submit batch for io_depth: io_depth / NVMF_SUBMIT_BATCH_DIV, or
+ * io_depth / NVMF_SUBMIT_BATCH_DIV_LOCAL with a software RDMA device and a local target; at
+ * least 1. */
+unsigned nvmf_lane_submit_batch_auto(unsigned io_depth, int rdma_software, int target_local);
 
 /* The I/O queues (idx from 0; NULL past the last), and the limits for a namespace of the given
  * LBA size (the same on every I/O queue). */

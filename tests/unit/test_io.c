@@ -373,6 +373,28 @@ static void test_inline_auto_keyed(void)
 						     mk_addr(&p, cases[i].peer)), cases[i].want);
 }
 
+/* submit_batch=0's default: iodepth/8, or iodepth/2 with a software RDMA device and a local
+ * target (each post a system call that runs the target's receive); never 0. */
+static void test_submit_batch_auto(void)
+{
+	static const struct {
+		unsigned depth;
+		int software, local;
+		unsigned want;
+	} cases[] = {
+		{ 32, 0, 0, 4 }, { 128, 0, 0, 16 }, { 8, 0, 0, 1 }, { 7, 0, 0, 1 }, { 1, 0, 0, 1 },
+		{ 0, 0, 0, 1 }, { 32, 1, 0, 4 }, { 32, 0, 1, 4 },   /* only both together */
+		{ 32, 1, 1, 16 }, { 128, 1, 1, 64 }, { 8, 1, 1, 4 }, { 3, 1, 1, 1 }, { 2, 1, 1, 1 },
+		{ 1, 1, 1, 1 }, { 0, 1, 1, 1 }, { 65535, 1, 1, 32767 }, { 65535, 0, 0, 8191 },
+	};
+
+	CHECK_EQ(NVMF_SUBMIT_BATCH_DIV, 8);
+	CHECK_EQ(NVMF_SUBMIT_BATCH_DIV_LOCAL, 2);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_EQ(nvmf_lane_submit_batch_auto(cases[i].depth, cases[i].software, cases[i].local),
+			 cases[i].want);
+}
+
 static void test_trim(void)
 {
 	struct nvmf_queue q;
@@ -841,6 +863,7 @@ int main(void)
 	test_split_huge_max_xfer();
 	test_write_inline_vs_keyed();
 	test_inline_auto_keyed();
+	test_submit_batch_auto();
 	test_trim();
 	test_flush();
 	test_busy_and_invalid();

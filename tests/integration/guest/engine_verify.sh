@@ -116,6 +116,25 @@ else
 	bad "submit_batch" "posts of 5-8 I/Os: '$b8'% with submit_batch=8 (want > 50), '$b1'% with 1 (want < 5)"
 fi
 
+# submit_batch=0 (the default) with a software RDMA device and the target on this host (the
+# testbed): iodepth/2, here 16, and the start line says so; most posts then carry 9-16 I/Os
+# ("16").  An explicit submit_batch (the job above) is not announced.  The job verifies its data.
+run_fio submit-batch-auto rw $NVMEOF --name=w --rw=randwrite --bs=64k --size=16m --iodepth=32 \
+	--verify=crc32c $V
+want_batch='poll (submit batch 16 = iodepth/2: software RDMA device, local target) via'
+bucket16=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["iodepth_submit"]["16"], 3))' \
+	"$WORK/submit-batch-auto.json" 2>/dev/null)
+if ! grep -qF "$want_batch" "$WORK/submit-batch-auto.log"; then
+	bad "submit_batch auto" "the start line lacks '$want_batch'"
+	grep -m1 'nvmeof: w:' "$WORK/submit-batch-auto.log" | sed 's/^/    | /'
+elif grep -q 'submit batch' "$WORK/submit-batch-8.log"; then
+	bad "submit_batch auto" "submit_batch=8's start line names a batch"
+elif [ -z "$bucket16" ] || ! awk -v a="$bucket16" 'BEGIN{exit !(a > 50)}'; then
+	bad "submit_batch auto" "posts of 9-16 I/Os: '$bucket16'% (want > 50)"
+else
+	ok "submit_batch auto: '$want_batch', posts of 9-16 I/Os $bucket16%"
+fi
+
 # inline_data=auto with a software RDMA device and the target on this host (the testbed):
 # writes go keyed in a job with iodepth above 16, in-capsule up to 16 (README "In-capsule
 # writes with Soft-RoCE and a local target"); inline_data=on keeps them in-capsule at any
