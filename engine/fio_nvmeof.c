@@ -75,6 +75,7 @@ struct nvmeof_data {
 	unsigned            nr_resubmit; /* I/Os put back for resubmission at this loss */
 	uint64_t            nr_lost_ios; /* I/Os failed when it went */
 	unsigned            io_timeout_ms;
+	unsigned            stop_grace_ms; /* stop_grace; 0: auto */
 };
 
 static unsigned long long nvmeof_max_bs(struct thread_data *td)
@@ -291,6 +292,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	ld->submit_batch = o->submit_batch ? o->submit_batch :
 			   nvmf_lane_submit_batch_auto(ld->depth, in->rdma_software, in->target_local);
 	ld->io_timeout_ms = o->io_timeout;
+	ld->stop_grace_ms = o->stop_grace;
 	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
 	ld->unstamped = calloc(ld->depth + 1, sizeof(*ld->unstamped));
 	if (!ld->events || !ld->unstamped)
@@ -788,8 +790,10 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
  * gap between completions, or the oldest command's age while others completed (with several
  * jobs on one target, a lane's last commands may wait for the others' to drain), counted
  * from the last completion: a target still answering is waited for, a
- * silent one is given up on.  io_timeout stays the outer bound.  Then the lane gives the
- * commands up and the job ends with an error. */
+ * silent one is given up on.  A stall that starts only after the stop (a retransmission, the
+ * other lanes' teardown) cannot be foreseen from the run, so stop_grace sets the wait
+ * outright where a run must not end in an error.  io_timeout stays the outer bound.  Then
+ * the lane gives the commands up and the job ends with an error. */
 #define NVMEOF_STOP_CHECK_MS 50
 #define NVMEOF_STOP_GRACE_MS 750
 
@@ -822,19 +826,29 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		ld->stop_seen_ms = now;
 		return 0;
 	}
-	grace = ld->max_gap_ms > ld->max_age_ms ? ld->max_gap_ms : ld->max_age_ms;
-	grace = 2 * grace > NVMEOF_STOP_GRACE_MS ? 2 * grace : NVMEOF_STOP_GRACE_MS;
+	if (ld->stop_grace_ms) {
+		grace = ld->stop_grace_ms;
+	} else {
+		grace = ld->max_gap_ms > ld->max_age_ms ? ld->max_gap_ms : ld->max_age_ms;
+		grace = 2 * grace > NVMEOF_STOP_GRACE_MS ? 2 * grace : NVMEOF_STOP_GRACE_MS;
+	}
 	if (grace > ld->io_timeout_ms)
 		grace = ld->io_timeout_ms;
 	if (now - (ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms) < grace ||
 	    (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
 	/* Under the queue's 160-byte fatal message even with 5-digit times. */
-	snprintf(msg, sizeof(msg), "job stopped with %u command(s), %u waiting I/O(s) unanswered "
-		 "%llu ms after the last completion (longest seen: %llu ms between completions, "
-		 "%llu ms for one)",
-		 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace,
-		 (unsigned long long)ld->max_gap_ms, (unsigned long long)ld->max_age_ms);
+	if (ld->stop_grace_ms)
+		snprintf(msg, sizeof(msg), "job stopped with %u command(s), %u waiting I/O(s) "
+			 "unanswered %llu ms after the last completion (stop_grace%s)",
+			 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace,
+			 grace < ld->stop_grace_ms ? ", bounded by io_timeout" : "");
+	else
+		snprintf(msg, sizeof(msg), "job stopped with %u command(s), %u waiting I/O(s) "
+			 "unanswered %llu ms after the last completion (longest seen: %llu ms "
+			 "between completions, %llu ms for one)",
+			 nvmeof_nr_inflight(ld), ld->backlog.nr, (unsigned long long)grace,
+			 (unsigned long long)ld->max_gap_ms, (unsigned long long)ld->max_age_ms);
 	return nvmeof_abandon_all(ld, -ETIMEDOUT, msg);
 }
 

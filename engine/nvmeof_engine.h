@@ -34,6 +34,7 @@ struct nvmeof_options {
 	unsigned int submit_batch;     /* delay_submit: post once this many wait; 0: iodepth/8 */
 	int          mem;
 	unsigned int io_timeout;       /* ms without a response before a command fails */
+	unsigned int stop_grace;       /* ms commands in flight get after fio stops; 0: auto */
 	unsigned int kato;             /* ms; 0: no keep-alive asked for */
 	unsigned int ctrl_loss_tmo;    /* ms to keep reconnecting after a loss; 0: never reconnect */
 	unsigned int reconnect_delay;  /* ms between reconnect attempts */

@@ -187,6 +187,7 @@ NVMEOF_INT_OPT(reconnect_delay, 5, 10, 3600000, " milliseconds")
 NVMEOF_INT_OPT(poll_us, 6, 0, 1000000, " microseconds")
 NVMEOF_INT_OPT(ack_timeout, 7, 0, 31, " (4.096 us x 2^N; 0: the RDMA CM's)")
 NVMEOF_INT_OPT(submit_batch, 8, 0, 65536, " I/Os (0: auto)")
+NVMEOF_INT_OPT(stop_grace, 9, 0, 86400000, " milliseconds (0: auto)")
 
 struct fio_option nvmeof_fio_options[] = {
 	{
@@ -306,6 +307,20 @@ struct fio_option nvmeof_fio_options[] = {
 		.help     = "Milliseconds a command may go without a response before its I/O fails "
 			    "with ETIMEDOUT and the lane is declared failed (the kernel's default is "
 			    "30 s)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "stop_grace",
+		.lname    = "Stop grace (ms)",
+		.type     = FIO_OPT_INT,
+		.off1     = offsetof(struct nvmeof_options, stop_grace),
+		.def      = "0",
+		.cb       = nvmeof_stop_grace_cb,
+		.help     = "Milliseconds the commands in flight when fio stops the job (runtime, "
+			    "Ctrl-C) get from the last completion before the lane gives them up and "
+			    "the job ends with an error; 0: 750, or twice the longest wait the job "
+			    "has seen; io_timeout still bounds each command",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

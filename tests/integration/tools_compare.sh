@@ -135,6 +135,14 @@ for row in ROWS:
 # the kernel controller the tool connected was disconnected before the guest ended
 log = open(os.path.join(out, "compare.out")).read()
 check(re.search(r"nvme disconnect -d nvme\d+: ok", log), "no successful 'nvme disconnect' in the output")
+# The engine's runs wait for their stragglers at the runtime's end as the kernel initiator's do:
+# stop_grace is in every engine job file, in no kernel one.
+for row in ROWS:
+    for v in VARS:
+        jf = open(os.path.join(out, "runs", "%s.%s.r1.fio" % (row, v))).read()
+        want = v.startswith("engine")
+        check(("\nstop_grace=10000\n" in jf) == want,
+              "%s.%s.r1.fio: stop_grace=10000 %s" % (row, v, "missing" if want else "in a kernel job"))
 check(re.search(r"compare: \[8/8\] .* elapsed \d+:\d\d, ~\d+:\d\d left", log), "no progress line [8/8]")
 
 for f in fails:

@@ -24,6 +24,9 @@ from . import compare_matrix as cm
 from . import fiojson
 
 PERCENTILE_LIST = "50:90:99:99.9:99.99"
+# stop_grace of the engine's runs (ms): longer than any tail the testbed's loaded rows show
+# (4.7 s), well under the per-run slack.
+STOP_GRACE_MS = 10000
 # Soft-RoCE's counters (and similar ones of real HCAs) that explain outliers: retransmissions
 # (an ACK timer fired), the duplicates they cause, RNR NAKs, out-of-sequence packets.
 COUNTER_RE = re.compile(r"retry|retrans|rnr|out_of_seq|duplicate|timeout", re.I)
@@ -226,6 +229,12 @@ def job_text(row, variant, ctx, runtime, size):
         g.append("completion=%s" % parts[1])
         if len(parts) > 2 and parts[2] == "qauto":
             g.append("io_queues=auto")
+        if ctx.get("stop_grace"):
+            # The kernel initiator's runs wait for every I/O in flight at the runtime's end; the
+            # engine's automatic grace (about a second after the last completion) gives up on a
+            # loaded target's stragglers (a 1 MiB numjobs 4 row: multi-second tails after the
+            # stop) and fails the run.  io_timeout still ends a run whose target died.
+            g.append("stop_grace=%d" % STOP_GRACE_MS)
     elif kind == "kernel":
         g += ["ioengine=%s" % variant.split("-", 1)[1], "filename=%s" % ctx["kernel_dev"], "direct=1"]
     elif kind == "spdk":
@@ -348,7 +357,9 @@ def execute(plan, out, args):
     kernel = KernelInitiator(target)
     unavailable = {}
     failed = 0
-    ctx = {"engine": args.engine, "target": target, "kernel_dev": None}
+    ctx = {"engine": args.engine, "target": target, "kernel_dev": None,
+           "stop_grace": any(cm.variant_kind(v) == "engine" for v in variants)
+           and engine_has_option(fio, args.engine, "stop_grace")}
     hosts = plan.get("hosts")
     if hosts:
         log("engine rows through fio's client/server mode on %s (CPU us/IO not measured)" % ",".join(hosts))
@@ -462,12 +473,13 @@ def _f(v):
     return "-" if v is None else "%.1f" % v
 
 
-def engine_has_io_queues(fio, engine):
-    """True when the engine offers io_queues: fio --enghelp lists it (fio 3.33's enghelp cannot load
-    an external engine: then the option's name is looked for in the engine's binary)."""
+def engine_has_option(fio, engine, name):
+    """True when the engine offers option NAME: fio --enghelp lists it (fio 3.33's enghelp cannot
+    load an external engine: then the option's name is looked for in the engine's binary), so an
+    older engine build can still be compared."""
     try:
         p = subprocess.run([fio, "--enghelp=external:%s" % engine], capture_output=True, text=True, timeout=30)
-        if p.returncode == 0 and "io_queues" in p.stdout:
+        if p.returncode == 0 and re.search(r"^\s*%s\s*:" % re.escape(name), p.stdout, re.M):
             return True
         if p.returncode == 0 and p.stdout.strip() and "not loadable" not in p.stdout + p.stderr:
             return False
@@ -475,9 +487,13 @@ def engine_has_io_queues(fio, engine):
         pass
     try:
         with open(engine, "rb") as f:
-            return b"io_queues\0" in f.read()
+            return (name.encode() + b"\0") in f.read()
     except OSError:
         return False
+
+
+def engine_has_io_queues(fio, engine):
+    return engine_has_option(fio, engine, "io_queues")
 
 
 if __name__ == "__main__":

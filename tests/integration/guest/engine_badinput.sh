@@ -84,6 +84,7 @@ c connect_timeout-neg   'nvmeof: connect_timeout=-5 is out of range'            
 c ack_timeout-32        'nvmeof: ack_timeout=32 is out of range: give 0..31'       $S --ack_timeout=32
 c ack_timeout-neg       'nvmeof: ack_timeout=-1 is out of range'                    $S --ack_timeout=-1
 c submit_batch-big      'nvmeof: submit_batch=65537 is out of range: give 0..65536' $S --submit_batch=65537
+c stop_grace-big        'nvmeof: stop_grace=86400001 is out of range: give 0..86400000 milliseconds \(0: auto\)' $S --stop_grace=86400001
 c io_timeout-0          'nvmeof: io_timeout=0 is out of range: give 10..86400000 milliseconds' $S --io_timeout=0
 c io_timeout-neg        'nvmeof: io_timeout=-1 is out of range'                     $S --io_timeout=-1
 c io_timeout-absurd     'nvmeof: io_timeout=999999999999 is out of range'           $S --io_timeout=999999999999

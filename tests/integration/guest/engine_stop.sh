@@ -124,6 +124,29 @@ runtime_case() {
 	unstall
 }
 
+# grace_case NAME GRACE_MS ARGS...: as runtime_case, with stop_grace=GRACE_MS: the commands in
+# flight are waited for that long after the runtime's end (not the automatic ~1 s), then given
+# up with a line that names stop_grace
+grace_case() {
+	local name=$1 grace=$2 rc ran why=""
+	shift 2
+	start_job "$name" --time_based --stop_grace=$grace "$@"
+	stall
+	if wait_gone "$FIO_PID" $(( 5000 + grace + LIMIT_MS + 20000 )); then
+		ran=$(( $(now_ms) - START_MS ))
+		wait "$FIO_PID"; rc=$?
+		if [ $ran -lt $((5000 + grace - 500)) ] || [ $ran -gt $((5000 + grace + LIMIT_MS)) ]; then
+			why="fio ended $ran ms after the lane started: want 5 s runtime + $grace ms stop_grace (+ up to $LIMIT_MS ms)"
+		elif ! grep -q "nvmeof: $name: lane failed: job stopped with [1-9].* unanswered $grace ms after the last completion (stop_grace)" "$WORK/$name.log"; then
+			why="no line giving the commands up after $grace ms (stop_grace)"
+		fi
+		judge "$name" 1 "fio exited $rc $ran ms after the lane started (runtime 5 s, stop_grace $grace ms)" "$why"
+	else
+		judge "$name" 1 "" "fio still running long after its 5 s runtime and $grace ms stop_grace"
+	fi
+	unstall
+}
+
 for mode in process thread; do
 	t=""; [ $mode = thread ] && t="--thread=1"
 	for cpl in poll event; do
@@ -135,6 +158,7 @@ done
 runtime_case runtime-process-poll --runtime=5
 runtime_case runtime-thread-event --thread=1 --completion=event --runtime=5
 runtime_case timeout-option-process --timeout=5
+grace_case stop-grace-4s 4000 --runtime=5
 
 # fio's main process killed outright: the job process must not live on (busy-polling) as an
 # orphan.  Process mode only (threads die with their process).
