@@ -233,7 +233,8 @@ def job_text(row, variant, ctx, runtime, size):
             # The kernel initiator's runs wait for every I/O in flight at the runtime's end; the
             # engine's automatic grace (about a second after the last completion) gives up on a
             # loaded target's stragglers (a 1 MiB numjobs 4 row: multi-second tails after the
-            # stop) and fails the run.  io_timeout still ends a run whose target died.
+            # stop) and fails the run.  A run whose target died still ends, STOP_GRACE_MS
+            # after the last completion, with the job's error.
             g.append("stop_grace=%d" % STOP_GRACE_MS)
     elif kind == "kernel":
         g += ["ioengine=%s" % variant.split("-", 1)[1], "filename=%s" % ctx["kernel_dev"], "direct=1"]
