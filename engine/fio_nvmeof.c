@@ -790,8 +790,8 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
  * gap between completions, or the oldest command's age while others completed (with several
  * jobs on one target, a lane's last commands may wait for the others' to drain), counted
  * from the last completion: a target still answering is waited for, a
- * silent one is given up on.  A stall that starts only after the stop (a retransmission, the
- * other lanes' teardown) cannot be foreseen from the run, so stop_grace sets the wait
+ * silent one is given up on.  A stall that starts only after the stop (a loaded target
+ * draining the other lanes' commands) cannot be foreseen from the run, so stop_grace sets the wait
  * outright where a run must not end in an error.  io_timeout stays the outer bound.  Then
  * the lane gives the commands up and the job ends with an error. */
 #define NVMEOF_STOP_CHECK_MS 50
