@@ -113,7 +113,7 @@ def make_plan(a):
         rows = cm.bench_matrix() if a.bench else cm.quick_matrix() if a.quick else cm.default_matrix()
     if a.spdk_plugin and not os.path.isfile(a.spdk_plugin):
         die("--spdk-plugin %s: no such file" % a.spdk_plugin)
-    io_queues = compare_run.engine_has_io_queues(a.fio, a.engine) if os.path.exists(a.engine) else False
+    io_queues = compare_run.engine_has_option(a.fio, a.engine, "io_queues") if os.path.exists(a.engine) else False
     hosts = None
     if a.hosts is not None:
         try:

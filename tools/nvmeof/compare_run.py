@@ -493,9 +493,5 @@ def engine_has_option(fio, engine, name):
         return False
 
 
-def engine_has_io_queues(fio, engine):
-    return engine_has_option(fio, engine, "io_queues")
-
-
 if __name__ == "__main__":
     sys.exit("compare_run is a module of tools/nvmeof-compare")
