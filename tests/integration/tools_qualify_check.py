@@ -150,6 +150,12 @@ def report(out, verdict):
         if (isinstance(want, str) and m != want) or (not isinstance(want, str) and not close(m, want)):
             bad.append("gate %s: measured %s, computed here %s" % (g["gate"], m, want))
         ngates += 1
+    # every engine run waits for the stragglers of a time-based run as the kernel's does
+    # (stop_grace); kernel runs get no engine option
+    want_grace = rep["initiator"] == "engine"
+    for run in rep["runs"]:
+        if ("--stop_grace=10000" in run["cmd"].split()) != want_grace:
+            bad.append("run %s: stop_grace=10000 %s" % (run["name"], "missing" if want_grace else "in a kernel run"))
     md = open(os.path.join(out, "report.md")).read()
     for g in rep["gates"]:
         if "`%s`" % g["gate"] not in md or g["result"] not in md:
@@ -160,8 +166,9 @@ def report(out, verdict):
         bad.append("report.md embeds no SVG plot")
     if bad:
         fail("report %s: " % out + "; ".join(bad))
-    print("report %s: %s; %d workloads (%d rounds) and %d gate values equal the fio JSON" % (
-        out, rep["verdict"], len(expect), nround, ngates))
+    print("report %s: %s; %d workloads (%d rounds) and %d gate values equal the fio JSON; %d %s runs%s" % (
+        out, rep["verdict"], len(expect), nround, ngates, len(rep["runs"]), rep["initiator"],
+        " with stop_grace=10000" if want_grace else ""))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from . import clientserver
 from . import compare_matrix as cm
 from . import compare_report
 from . import compare_run
+from . import engineopts
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROG = "nvmeof-compare"
@@ -113,7 +114,7 @@ def make_plan(a):
         rows = cm.bench_matrix() if a.bench else cm.quick_matrix() if a.quick else cm.default_matrix()
     if a.spdk_plugin and not os.path.isfile(a.spdk_plugin):
         die("--spdk-plugin %s: no such file" % a.spdk_plugin)
-    io_queues = compare_run.engine_has_option(a.fio, a.engine, "io_queues") if os.path.exists(a.engine) else False
+    io_queues = engineopts.engine_has_option(a.fio, a.engine, "io_queues") if os.path.exists(a.engine) else False
     hosts = None
     if a.hosts is not None:
         try:

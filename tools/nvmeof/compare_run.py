@@ -22,11 +22,9 @@ import time
 from . import clientserver
 from . import compare_matrix as cm
 from . import fiojson
+from .engineopts import STOP_GRACE_MS, engine_has_option
 
 PERCENTILE_LIST = "50:90:99:99.9:99.99"
-# stop_grace of the engine's runs (ms): longer than any tail the testbed's loaded rows show
-# (4.7 s), well under the per-run slack.
-STOP_GRACE_MS = 10000
 # Soft-RoCE's counters (and similar ones of real HCAs) that explain outliers: retransmissions
 # (an ACK timer fired), the duplicates they cause, RNR NAKs, out-of-sequence packets.
 COUNTER_RE = re.compile(r"retry|retrans|rnr|out_of_seq|duplicate|timeout", re.I)
@@ -230,11 +228,7 @@ def job_text(row, variant, ctx, runtime, size):
         if len(parts) > 2 and parts[2] == "qauto":
             g.append("io_queues=auto")
         if ctx.get("stop_grace"):
-            # The kernel initiator's runs wait for every I/O in flight at the runtime's end; the
-            # engine's automatic grace (about a second after the last completion) gives up on a
-            # loaded target's stragglers (a 1 MiB numjobs 4 row: multi-second tails after the
-            # stop) and fails the run.  A run whose target died still ends, STOP_GRACE_MS
-            # after the last completion, with the job's error.
+            # a 1 MiB numjobs 4 row has multi-second tails after the stop (engineopts)
             g.append("stop_grace=%d" % STOP_GRACE_MS)
     elif kind == "kernel":
         g += ["ioengine=%s" % variant.split("-", 1)[1], "filename=%s" % ctx["kernel_dev"], "direct=1"]
@@ -472,25 +466,6 @@ def _hms(s):
 
 def _f(v):
     return "-" if v is None else "%.1f" % v
-
-
-def engine_has_option(fio, engine, name):
-    """True when the engine offers option NAME: fio --enghelp lists it (fio 3.33's enghelp cannot
-    load an external engine: then the option's name is looked for in the engine's binary), so an
-    older engine build can still be compared."""
-    try:
-        p = subprocess.run([fio, "--enghelp=external:%s" % engine], capture_output=True, text=True, timeout=30)
-        if p.returncode == 0 and re.search(r"^\s*%s\s*:" % re.escape(name), p.stdout, re.M):
-            return True
-        if p.returncode == 0 and p.stdout.strip() and "not loadable" not in p.stdout + p.stderr:
-            return False
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        with open(engine, "rb") as f:
-            return (name.encode() + b"\0") in f.read()
-    except OSError:
-        return False
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import sys
 import time
 
 from . import clientserver, fiojson, gnuplot, qualify_gates, qualify_steady
+from .engineopts import STOP_GRACE_MS, engine_has_option
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS)
@@ -184,6 +185,9 @@ class Runner:
         self.verify_failures = 0
         self.stopped = None
         self.dev = None
+        # a time-based run's last commands on a loaded target can take seconds: the kernel
+        # initiator waits for them, and so must the engine, or the step ends in an error
+        self.stop_grace = a.initiator == "engine" and engine_has_option(a.fio, a.engine, "stop_grace")
 
     def target_args(self):
         a = self.a
@@ -192,6 +196,8 @@ class Runner:
                     "--trsvcid=" + str(a.trsvcid), "--subnqn=" + a.subnqn, "--nsid=%d" % a.nsid]
             if a.hostnqn:
                 args.append("--hostnqn=" + a.hostnqn)
+            if self.stop_grace:
+                args.append("--stop_grace=%d" % STOP_GRACE_MS)
             return args
         direct = 1 if os.path.exists(self.dev) and not os.path.isfile(self.dev) else 0
         return ["--ioengine=libaio", "--direct=%d" % direct, "--filename=" + self.dev]
