@@ -20,6 +20,7 @@
 
 #include "nvmeof_engine.h"
 #include "nvmeof_log.h"
+#include "nvmf_cpuq.h"
 #include "nvmf_host.h"
 #include "nvmf_io.h"
 #include "nvmf_lane.h"
@@ -36,6 +37,9 @@ struct nvmeof_data {
 	struct nvmf_queue  *qs[NVMF_MAX_IO_QUEUES]; /* the lane's I/O queues (io_queues) */
 	unsigned            nr_q;
 	uint64_t            nr_posted[NVMF_MAX_IO_QUEUES]; /* commands posted per queue */
+	int                 pick_cpu;    /* io_queue_pick: the queues of the CPU the job runs on */
+	int                 test_cpu;    /* >= 0: the CPU pick_cpu takes (FIO_NVMEOF_TEST_CPU) */
+	struct nvmf_cpu_queues cpuq;
 	struct nvmeof_buffers bufs;
 	unsigned            nr_finished; /* events[0..nr_finished) passed the buffers' reaping */
 	struct io_u       **events;      /* completed, not yet handed to fio */
@@ -99,15 +103,31 @@ static void nvmeof_queues_attach(struct nvmeof_data *ld)
 		nvmf_queue_set_complete(q, nvmf_io_complete_req, &ld->cpl);
 		ld->qs[ld->nr_q++] = q;
 	}
+	if (ld->pick_cpu) {
+		const char *t = getenv("FIO_NVMEOF_TEST_CPU");
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set))
+			CPU_ZERO(&set);
+		nvmf_cpu_queues_init(&ld->cpuq, &set, ld->nr_q);
+		/* test knob: a job that posts as if from this CPU, wherever it runs */
+		ld->test_cpu = t && *t ? atoi(t) : -1;
+	}
 }
 
-/* Where the next I/O goes: the queue with the fewest commands outstanding (staged or posted);
- * all parts of a split I/O go there together. */
+/* Where the next I/O goes: the queue with the fewest commands outstanding (staged or posted),
+ * of all queues or (pick_cpu) of those of the CPU the job runs on now; all parts of a split
+ * I/O go there together. */
 static struct nvmf_queue *nvmeof_pick_queue(const struct nvmeof_data *ld)
 {
-	struct nvmf_queue *best = ld->qs[0];
+	unsigned i = 0, step = 1;
+	struct nvmf_queue *best;
 
-	for (unsigned i = 1; i < ld->nr_q; i++)
+	if (ld->pick_cpu)
+		nvmf_cpu_queues_of(&ld->cpuq, ld->test_cpu >= 0 ? ld->test_cpu : sched_getcpu(),
+				   &i, &step);
+	best = ld->qs[i];
+	for (i += step; i < ld->nr_q; i += step)
 		if (ld->qs[i]->nr_inflight < best->nr_inflight)
 			best = ld->qs[i];
 	return best;
@@ -260,6 +280,10 @@ static int fio_nvmeof_init(struct thread_data *td)
 	in = nvmf_lane_info(ld->lane);
 	ld->cpl.done = nvmeof_io_done;
 	ld->cpl.arg = ld;
+	ld->pick_cpu = in->io_queues > 1 &&
+		       (o->io_queue_pick == NVMEOF_PICK_CPU ||
+			(o->io_queue_pick == NVMEOF_PICK_AUTO &&
+			 nvmf_cpu_queues_auto(in->rdma_software, in->target_local)));
 	nvmeof_queues_attach(ld);
 	if ((rc = nvmeof_check_depth(td, in))) {
 		td_verror(td, -rc, "nvmeof init");
@@ -315,7 +339,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "", queues[96], ack[48] = "", icd[112] = "", batch[96] = "";
+	char bufs[1024], ka[128] = "", queues[160], ack[48] = "", icd[112] = "", batch[96] = "";
 	struct fio_file *f;
 	unsigned int i;
 
@@ -348,8 +372,12 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			 "local target)", ld->submit_batch, NVMF_SUBMIT_BATCH_DIV_LOCAL);
 	/* Several queues: how many the controller granted (Set Features Number of Queues). */
 	if (in->io_queues > 1 || in->io_queues_granted != 1)
-		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)",
-			 in->io_queues, in->io_queue_entries, in->io_queues_granted);
+		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)%s%s",
+			 in->io_queues, in->io_queue_entries, in->io_queues_granted,
+			 in->io_queues < 2 ? "" : !ld->pick_cpu ? ", least busy first" :
+			 o->io_queue_pick == NVMEOF_PICK_CPU ? ", by CPU" :
+			 ", by CPU (software RDMA device, local target)",
+			 ld->pick_cpu && ld->test_cpu >= 0 ? " AS IF ON ONE CPU (test knob)" : "");
 	else
 		snprintf(queues, sizeof(queues), "queue %u", in->io_queue_entries);
 	for_each_file(td, f, i) {

@@ -14,6 +14,7 @@ enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
 enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT, NVMEOF_COMPLETION_HYBRID };
 enum { NVMEOF_MEM_HOST = 0, NVMEOF_MEM_CUDA };
 enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
+enum { NVMEOF_PICK_AUTO = 0, NVMEOF_PICK_BALANCE, NVMEOF_PICK_CPU };
 
 struct nvmeof_options {
 	void        *pad;              /* fio: an option's off1 must not be 0 */
@@ -43,6 +44,7 @@ struct nvmeof_options {
 	int          gpu_reg;
 	unsigned int gpudirect;
 	char        *io_queues;        /* "N" (1..NVMF_MAX_IO_QUEUES) or "auto" */
+	int          io_queue_pick;    /* NVMEOF_PICK_*: which queue an I/O goes to */
 	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
 };
 

@@ -518,6 +518,27 @@ struct fio_option nvmeof_fio_options[] = {
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
+		.name     = "io_queue_pick",
+		.lname    = "Which I/O queue an I/O goes to",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, io_queue_pick),
+		.def      = "auto",
+		.help     = "With several I/O queues (io_queues), where each I/O goes",
+		.posval   = {
+			{ .ival = "auto", .oval = NVMEOF_PICK_AUTO,
+			  .help = "cpu with a software RDMA device and a target on this host, "
+				  "else balance" },
+			{ .ival = "balance", .oval = NVMEOF_PICK_BALANCE,
+			  .help = "The queue with the fewest commands outstanding" },
+			{ .ival = "cpu", .oval = NVMEOF_PICK_CPU,
+			  .help = "The queue of the CPU the job runs on (the k-th CPU of the job's "
+				  "set: queue k mod io_queues), least busy of its queues if it has "
+				  "several" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
 		.name = NULL,
 	},
 };

@@ -30,7 +30,7 @@ JOBS=${COMPAT_JOBS:-2}
 ENG_CFLAGS="-O2 -g -Werror=incompatible-pointer-types"
 OPTS="traddr trsvcid adrfam subnqn nsid host_traddr hostnqn hostid connect_timeout ack_timeout inline_data
       completion poll_us delay_submit submit_batch io_timeout stop_grace kato ctrl_loss_tmo reconnect_delay retry_on_reconnect
-      nvmeof_mem cuda_device gpu_reg gpudirect io_queues"
+      nvmeof_mem cuda_device gpu_reg gpudirect io_queues io_queue_pick"
 pass=0 fail=0 skip=0
 T0=$(date +%s)
 

@@ -1,12 +1,14 @@
 /* test_io.c - one user I/O as NVMe commands (lib/nvmf_io.c): splitting, the SQE bytes of each
  * part at NVMe spec offsets (as posted, copied by the scripted peer), in-capsule vs keyed
  * data (and when inline_data=auto chooses keyed), trim via the per-slot DSM range, flush,
- * all-or-nothing staging, and collecting the parts' completions. */
+ * all-or-nothing staging, collecting the parts' completions, and which queue the CPU a job
+ * runs on posts to (io_queue_pick=cpu, lib/nvmf_cpuq.c). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmf_cpuq.h"
 #include "nvmf_io.h"
 #include "nvmf_lane.h"
 #include "nvmf_queue.h"
@@ -393,6 +395,62 @@ static void test_submit_batch_auto(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_EQ(nvmf_lane_submit_batch_auto(cases[i].depth, cases[i].software, cases[i].local),
 			 cases[i].want);
+}
+
+/* cpus: the job's set as a bit mask; then, per CPU asked for, its queues (first, stride). */
+static void check_cpuq(unsigned long cpus, unsigned nr_q, int cpu, unsigned first, unsigned stride)
+{
+	static struct nvmf_cpu_queues m;
+	unsigned f = 99, s = 99;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (unsigned c = 0; c < 64; c++)
+		if (cpus >> c & 1)
+			CPU_SET(c, &set);
+	nvmf_cpu_queues_init(&m, &set, nr_q);
+	nvmf_cpu_queues_of(&m, cpu, &f, &s);
+	if (f != first || s != stride)
+		fprintf(stderr, "cpus 0x%lx, %u queues, CPU %d: queues %u+%u*k, want %u+%u*k\n",
+			cpus, nr_q, cpu, f, s, first, stride);
+	CHECK_EQ(f, first);
+	CHECK_EQ(s, stride);
+}
+
+static void test_cpu_queues(void)
+{
+	/* one queue per CPU: CPU k of the set on queue k */
+	check_cpuq(0x3, 2, 0, 0, 2);
+	check_cpuq(0x3, 2, 1, 1, 2);
+	/* the set's place, not the CPU's number: CPUs 1 and 3 on queues 0 and 1 */
+	check_cpuq(0xa, 2, 1, 0, 2);
+	check_cpuq(0xa, 2, 3, 1, 2);
+	/* fewer queues than CPUs: they share, round robin */
+	check_cpuq(0xf, 2, 2, 0, 4);
+	check_cpuq(0xf, 2, 3, 1, 4);
+	check_cpuq(0xf, 3, 3, 0, 4);
+	check_cpuq(0xff, 1, 7, 0, 8);
+	/* more queues than CPUs: each CPU its every ncpus-th queue (0, 2 and 1, 3) */
+	check_cpuq(0x3, 4, 0, 0, 2);
+	check_cpuq(0x3, 4, 1, 1, 2);
+	check_cpuq(0x1, 4, 0, 0, 1);
+	/* a CPU outside the set (affinity changed): its number modulo the set's size */
+	check_cpuq(0xa, 2, 2, 0, 2);
+	check_cpuq(0x6, 4, 5, 1, 2);
+	/* no sched_getcpu: the first */
+	check_cpuq(0x6, 2, -1, 0, 2);
+	/* a CPU number past the map */
+	check_cpuq(0x3, 2, NVMF_CPUQ_MAX_CPUS + 1, 1, 2);
+	/* an empty set counts as CPU 0 alone */
+	check_cpuq(0x0, 3, 0, 0, 1);
+	check_cpuq(0x0, 3, 5, 0, 1);
+	/* zero queues counts as one */
+	check_cpuq(0x3, 0, 1, 0, 2);
+	/* the auto rule: only both together */
+	CHECK_EQ(nvmf_cpu_queues_auto(1, 1), 1);
+	CHECK_EQ(nvmf_cpu_queues_auto(1, 0), 0);
+	CHECK_EQ(nvmf_cpu_queues_auto(0, 1), 0);
+	CHECK_EQ(nvmf_cpu_queues_auto(0, 0), 0);
 }
 
 static void test_trim(void)
@@ -864,6 +922,7 @@ int main(void)
 	test_write_inline_vs_keyed();
 	test_inline_auto_keyed();
 	test_submit_batch_auto();
+	test_cpu_queues();
 	test_trim();
 	test_flush();
 	test_busy_and_invalid();

@@ -79,6 +79,7 @@ c iodepth-65536         'nvmeof: iodepth 65536 is more than the controller takes
 c completion-unknown    'fio: failed parsing completion=interrupt'                  $S --completion=interrupt
 c inline_data-unknown   'fio: failed parsing inline_data=always'                    $S --inline_data=always
 c nvmeof_mem-unknown    'fio: failed parsing nvmeof_mem=gpu'                        $S --nvmeof_mem=gpu
+c io_queue_pick-unknown 'fio: failed parsing io_queue_pick=fastest'               $S --io_queue_pick=fastest
 c connect_timeout-0     'nvmeof: connect_timeout=0 is out of range: give 1..3600000 milliseconds' $S --connect_timeout=0
 c connect_timeout-neg   'nvmeof: connect_timeout=-5 is out of range'                $S --connect_timeout=-5
 c ack_timeout-32        'nvmeof: ack_timeout=32 is out of range: give 0..31'       $S --ack_timeout=32

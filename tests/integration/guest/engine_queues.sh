@@ -21,19 +21,58 @@ spread() {
 	fi
 }
 
-# verified data over 4 queues, each completion mode; mixed sizes across the 1 MiB MDTS
+# verified data over 4 queues, each completion mode; mixed sizes across the 1 MiB MDTS.
+# io_queue_pick=balance spreads over all 4 whichever CPU the job runs on (the testbed's auto
+# picks by CPU: a job that stays on one CPU uses that CPU's queues only)
+B="--io_queue_pick=balance"
 for m in poll event hybrid; do
-	run_fio "q4-$m" rw $NVMEOF --name=q4 --io_queues=4 --completion=$m --rw=randwrite \
+	run_fio "q4-$m" rw $NVMEOF --name=q4 --io_queues=4 $B --completion=$m --rw=randwrite \
 		--bsrange=4k-2m --size=32m --iodepth=32 $V
 	spread "q4-$m" 4
 done
 # trims: each queue's DSM ranges under its own key, read by the target
-run_fio q4-trim t $NVMEOF --name=q4trim --io_queues=4 --rw=randtrim --bs=64k --size=16m --iodepth=16
+run_fio q4-trim t $NVMEOF --name=q4trim --io_queues=4 $B --rw=randtrim --bs=64k --size=16m --iodepth=16
 spread q4-trim 4
 # thread mode, numjobs 2: each lane its own 4 queues
 run_fio q4-threads rw $NVMEOF --name=q4t --thread=1 --numjobs=2 --offset_increment=16m \
-	--io_queues=4 --rw=randwrite --bs=8k --size=16m --iodepth=16 $V
+	--io_queues=4 $B --rw=randwrite --bs=8k --size=16m --iodepth=16 $V
 spread q4-threads 4
+
+# pick_line NAME JOB WANT: the start line's queue part ends with WANT
+pick_line() {
+	if grep -qE "nvmeof: $2: .*, [0-9]+ I/O queues of [0-9]+ \(controller grants [0-9]+\), $3, " "$WORK/$1.log"; then
+		ok "$1-line: $(grep -m1 -oE '[0-9]+ I/O queues of [0-9]+ \(controller grants [0-9]+\), [^,]+' "$WORK/$1.log")"
+	else
+		bad "$1-line" "start line without '$3': $(grep -m1 "nvmeof: $2:" "$WORK/$1.log" | cut -c1-300)"
+	fi
+}
+# io_queue_pick=cpu, the job's set CPUs 0 and 1 and 4 queues: CPU 0 posts to queues 0 and 2,
+# CPU 1 to 1 and 3.  Where the scheduler runs a job is its own choice, so the test knob
+# FIO_NVMEOF_TEST_CPU makes the job post as if from CPU 1: queues 1 and 3 only, both used; the
+# data verifies, each completion mode
+for m in poll event hybrid; do
+	FIO_NVMEOF_TEST_CPU=1 run_fio "pick-cpu-$m" rw $NVMEOF --name=pc --io_queues=4 --io_queue_pick=cpu \
+		--cpus_allowed=0,1 --completion=$m --rw=randwrite --bsrange=4k-256k --size=16m --iodepth=32 $V
+	counts=$(per_queue "pick-cpu-$m")
+	if [[ "$counts" =~ ^0\ [1-9][0-9]*\ 0\ [1-9][0-9]*$ ]]; then
+		ok "pick-cpu-$m-queues: commands per queue: $counts"
+	else
+		bad "pick-cpu-$m-queues" "commands per queue: '$counts' (want queues 1 and 3 only, both used)"
+	fi
+done
+pick_line pick-cpu-poll pc 'by CPU AS IF ON ONE CPU \(test knob\)'
+run_fio pick-balance-pinned rw $NVMEOF --name=pb --io_queues=2 $B --cpus_allowed=1 \
+	--rw=randwrite --bs=4k --size=16m --iodepth=32 $V
+spread pick-balance-pinned 2
+pick_line pick-balance-pinned pb 'least busy first'
+# the job on CPU 1 alone: a set of one CPU has every queue, least busy first (no knob)
+run_fio pick-cpu-q4-1cpu rw $NVMEOF --name=pc4 --io_queues=4 --io_queue_pick=cpu --cpus_allowed=1 \
+	--rw=randwrite --bs=4k --size=16m --iodepth=32 $V
+spread pick-cpu-q4-1cpu 4
+# auto in the testbed (Soft-RoCE, the target on this host): by CPU, and it says why
+run_fio pick-auto r $NVMEOF --name=pa --io_queues=2 --rw=randread --bs=4k --size=8m \
+	--iodepth=16 --number_ios=4000
+pick_line pick-auto pa 'by CPU \(software RDMA device, local target\)'
 # QD1 on 3 queues: never more than one outstanding, all the same on queue 0 is fine; the data
 # must still verify
 run_fio q3-qd1 rw $NVMEOF --name=q3 --io_queues=3 --rw=write --bs=4k --size=4m --iodepth=1 $V
@@ -47,7 +86,7 @@ else
 	bad auto-1cpu "start line: $(grep -m1 'nvmeof: a1:' "$WORK/auto-1cpu.log" | cut -c1-200)"
 fi
 ncpu=$(nproc)
-run_fio auto-all r $NVMEOF --name=aa --io_queues=auto --rw=randread --bs=4k --size=8m \
+run_fio auto-all r $NVMEOF --name=aa --io_queues=auto $B --rw=randread --bs=4k --size=8m \
 	--iodepth=16 --number_ios=4000
 spread auto-all "$ncpu"
 
