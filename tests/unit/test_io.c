@@ -397,55 +397,47 @@ static void test_submit_batch_auto(void)
 			 cases[i].want);
 }
 
-/* cpus: the job's set as a bit mask; then, per CPU asked for, its queues (first, stride). */
-static void check_cpuq(unsigned long cpus, unsigned nr_q, int cpu, unsigned first, unsigned stride)
-{
-	static struct nvmf_cpu_queues m;
-	unsigned f = 99, s = 99;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	for (unsigned c = 0; c < 64; c++)
-		if (cpus >> c & 1)
-			CPU_SET(c, &set);
-	nvmf_cpu_queues_init(&m, &set, nr_q);
-	nvmf_cpu_queues_of(&m, cpu, &f, &s);
-	if (f != first || s != stride)
-		fprintf(stderr, "cpus 0x%lx, %u queues, CPU %d: queues %u+%u*k, want %u+%u*k\n",
-			cpus, nr_q, cpu, f, s, first, stride);
-	CHECK_EQ(f, first);
-	CHECK_EQ(s, stride);
-}
-
+/* Which queues a CPU posts to (io_queue_pick=cpu): the job's set as a bit mask, the queues, the
+ * CPU asked for, and its queues (first, first + stride, ...). */
 static void test_cpu_queues(void)
 {
-	/* one queue per CPU: CPU k of the set on queue k */
-	check_cpuq(0x3, 2, 0, 0, 2);
-	check_cpuq(0x3, 2, 1, 1, 2);
-	/* the set's place, not the CPU's number: CPUs 1 and 3 on queues 0 and 1 */
-	check_cpuq(0xa, 2, 1, 0, 2);
-	check_cpuq(0xa, 2, 3, 1, 2);
-	/* fewer queues than CPUs: they share, round robin */
-	check_cpuq(0xf, 2, 2, 0, 4);
-	check_cpuq(0xf, 2, 3, 1, 4);
-	check_cpuq(0xf, 3, 3, 0, 4);
-	check_cpuq(0xff, 1, 7, 0, 8);
-	/* more queues than CPUs: each CPU its every ncpus-th queue (0, 2 and 1, 3) */
-	check_cpuq(0x3, 4, 0, 0, 2);
-	check_cpuq(0x3, 4, 1, 1, 2);
-	check_cpuq(0x1, 4, 0, 0, 1);
-	/* a CPU outside the set (affinity changed): its number modulo the set's size */
-	check_cpuq(0xa, 2, 2, 0, 2);
-	check_cpuq(0x6, 4, 5, 1, 2);
-	/* no sched_getcpu: the first */
-	check_cpuq(0x6, 2, -1, 0, 2);
-	/* a CPU number past the map */
-	check_cpuq(0x3, 2, NVMF_CPUQ_MAX_CPUS + 1, 1, 2);
-	/* an empty set counts as CPU 0 alone */
-	check_cpuq(0x0, 3, 0, 0, 1);
-	check_cpuq(0x0, 3, 5, 0, 1);
-	/* zero queues counts as one */
-	check_cpuq(0x3, 0, 1, 0, 2);
+	static struct nvmf_cpu_queues m;
+	static const struct {
+		unsigned long cpus;
+		unsigned nr_q;
+		int cpu;
+		unsigned first, stride;
+	} cases[] = {
+		{ 0x3, 2, 0, 0, 2 }, { 0x3, 2, 1, 1, 2 },   /* one queue per CPU: CPU k on queue k */
+		{ 0xa, 2, 1, 0, 2 }, { 0xa, 2, 3, 1, 2 },   /* the set's place, not the CPU's number */
+		{ 0xf, 2, 2, 0, 4 }, { 0xf, 2, 3, 1, 4 },   /* fewer queues than CPUs: shared, */
+		{ 0xf, 3, 3, 0, 4 }, { 0xff, 1, 7, 0, 8 },  /* round robin */
+		{ 0x3, 4, 0, 0, 2 }, { 0x3, 4, 1, 1, 2 },   /* more: every ncpus-th (0, 2 and 1, 3) */
+		{ 0x1, 4, 0, 0, 1 },                         /* one CPU: all of them */
+		{ 0xa, 2, 2, 0, 2 }, { 0x6, 4, 5, 1, 2 },   /* outside the set: number mod set size */
+		{ 0x6, 2, -1, 0, 2 },                        /* no sched_getcpu: the first */
+		{ 0x3, 2, NVMF_CPUQ_MAX_CPUS + 1, 1, 2 },    /* past the map */
+		{ 0x0, 3, 0, 0, 1 }, { 0x0, 3, 5, 0, 1 },   /* an empty set is CPU 0 alone */
+		{ 0x3, 0, 1, 0, 2 },                         /* zero queues is one */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned first = 99, stride = 99;
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		for (unsigned c = 0; c < 64; c++)
+			if (cases[i].cpus >> c & 1)
+				CPU_SET(c, &set);
+		nvmf_cpu_queues_init(&m, &set, cases[i].nr_q);
+		nvmf_cpu_queues_of(&m, cases[i].cpu, &first, &stride);
+		if (first != cases[i].first || stride != cases[i].stride)
+			fprintf(stderr, "cpus 0x%lx, %u queues, CPU %d: queues %u+%u*k, want %u+%u*k\n",
+				cases[i].cpus, cases[i].nr_q, cases[i].cpu, first, stride,
+				cases[i].first, cases[i].stride);
+		CHECK_EQ(first, cases[i].first);
+		CHECK_EQ(stride, cases[i].stride);
+	}
 	/* the auto rule: only both together */
 	CHECK_EQ(nvmf_cpu_queues_auto(1, 1), 1);
 	CHECK_EQ(nvmf_cpu_queues_auto(1, 0), 0);
