@@ -30,17 +30,17 @@ job() {
 		printf '[global]\nioengine=external:%s\ntraddr=%s\nsubnqn=%s\nsize=%s\nbs=4k\n' \
 			"$ENG" "$TARGET_IP" "$3" "$2" >"$f"
 	fi
-	# Every job run on two servers pauses 2 s after 200 of its 256 (or 512) I/Os: fio's client
+	case $1 in
+	null)   printf '[n]\nioengine=null\nrw=read\nbs=4k\nsize=%s\n' "$2" >"$f";;
+	verify) printf '[v]\nrw=randwrite\niodepth=8\nverify=crc32c\ndo_verify=1\n' >>"$f";;
+	json)   printf '[r]\nrw=randread\niodepth=4\nnumjobs=2\nthread=1\n' >>"$f";;
+	err)    printf '[e]\nnsid=9\nrw=read\n' >>"$f";;
+	esac
+	# Every job that moves data pauses 2 s after 200 of its 256 (or 512) I/Os: fio's client
 	# counts the results it awaits as each server's start message comes in (client.c
 	# handle_start/handle_ts), so when one server's job ends before the other's starts, fio
 	# writes no "All clients" sum at all (seen in CI with the verify job, and with json before).
-	local pause='thinktime=2s\nthinktime_blocks=200\n'
-	case $1 in
-	null)   printf "[n]\\nioengine=null\\nrw=read\\nbs=4k\\nsize=%s\\n$pause" "$2" >"$f";;
-	verify) printf "[v]\\nrw=randwrite\\niodepth=8\\nverify=crc32c\\ndo_verify=1\\n$pause" >>"$f";;
-	json)   printf "[r]\\nrw=randread\\niodepth=4\\nnumjobs=2\\nthread=1\\n$pause" >>"$f";;
-	err)    printf '[e]\nnsid=9\nrw=read\n' >>"$f";;
-	esac
+	[ $1 != err ] && printf 'thinktime=2s\nthinktime_blocks=200\n' >>"$f"
 	echo "$f"
 }
 
