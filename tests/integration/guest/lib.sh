@@ -12,6 +12,13 @@ pass=0 fail=0
 ok()  { pass=$((pass + 1)); echo "PASS $1 [${SECONDS}s]"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2 [${SECONDS}s]"; }
 
+# show_log FILE N: the engine's give-up lines first (a job that gives up 32 commands prints 64
+# io_u lines after them, which push them out of any tail), then the log's last N lines.
+show_log() {
+	grep -m4 '^nvmeof: .*: lane failed: ' "$1" | sed 's/^/    | first: /'
+	sed 's/^/    | /' "$1" | tail -"$2"
+}
+
 # run_fio NAME EXPECT [fio args...]: fio must exit 0 with no job error, and the directions in
 # EXPECT (letters r, w, t) must have moved bytes, per fio's JSON output.
 run_fio() {
@@ -22,7 +29,7 @@ run_fio() {
 	rc=$?
 	if [ $rc != 0 ]; then
 		bad "$name" "fio exited $rc"
-		sed 's/^/    | /' "$WORK/$name.log" | tail -15
+		show_log "$WORK/$name.log" 15
 		return
 	fi
 	if why=$($CHECK_JSON "$WORK/$name.json" "$expect" 2>&1); then
@@ -51,7 +58,7 @@ expect_fail() {
 		ok "$name: $(grep -m1 -E "$re" "$WORK/$name.log")"
 		return
 	fi
-	sed 's/^/    | /' "$WORK/$name.log" | tail -15
+	show_log "$WORK/$name.log" 15
 }
 
 # The target's RDMA port 1 taken away (both subsystems unlinked) and set up again: how the
