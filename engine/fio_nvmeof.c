@@ -25,12 +25,29 @@
 #include "nvmf_io.h"
 #include "nvmf_lane.h"
 #include "nvmf_trid.h"
+#include "nvmf_alive.h"
 
 #ifndef FIO_NVMEOF_BUILT_FOR
 #error "FIO_NVMEOF_BUILT_FOR must name the fio version the headers come from"
 #endif
 
 #define NVMEOF_EXPORT __attribute__((visibility("default")))
+
+/* When each subsystem last completed a command, across the run's lanes (lib/nvmf_alive.h).
+ * Mapped when fio loads the engine, before it forks the job processes; NULL: each lane goes
+ * by its own completions. */
+static struct nvmf_alive_board *nvmeof_alive;
+
+__attribute__((constructor)) static void nvmeof_alive_load(void)
+{
+	nvmeof_alive = nvmf_alive_create();
+}
+
+__attribute__((destructor)) static void nvmeof_alive_unload(void)
+{
+	nvmf_alive_destroy(nvmeof_alive);
+	nvmeof_alive = NULL;
+}
 
 struct nvmeof_data {
 	struct nvmf_lane   *lane;
@@ -55,6 +72,7 @@ struct nvmeof_data {
 	uint64_t            max_gap_ms;  /* longest time without completions while I/O waited */
 	uint64_t            max_age_ms;  /* oldest command's age seen while others completed */
 	uint64_t            next_stop_check_ms;
+	int                 alive_slot;  /* the subsystem's slot on nvmeof_alive (< 0: none) */
 	pid_t               parent;      /* process mode: fio's pid (0 in thread mode) */
 	unsigned            uncommitted; /* queued since fio's last commit */
 	int                 delay_submit;/* delay_submit=1: see fio_nvmeof_commit */
@@ -253,6 +271,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	if (!ld)
 		return 1;
 	td->io_ops_data = ld;
+	ld->alive_slot = -1;
 	if (nvmeof_lane_opts(td, nf0, &lo, hostnqn, sizeof(hostnqn)))
 		goto fail;
 	/* The memory backend first: a GPU that cannot be used fails the job before it connects.
@@ -278,6 +297,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	in = nvmf_lane_info(ld->lane);
+	ld->alive_slot = nvmf_alive_slot(nvmeof_alive, lo.traddr, lo.trsvcid, lo.subnqn);
 	ld->cpl.done = nvmeof_io_done;
 	ld->cpl.arg = ld;
 	ld->pick_cpu = in->io_queues > 1 &&
@@ -818,8 +838,10 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
  * gap between completions, or the oldest command's age while others completed (with several
  * jobs on one target, a lane's last commands may wait for the others' to drain), counted
  * from the last completion: a target still answering is waited for, a
- * silent one is given up on.  A stall that starts only after the stop (a loaded target
- * draining the other lanes' commands) cannot be foreseen from the run, so stop_grace sets the wait
+ * silent one is given up on.  The last completion counts every lane of the run on the same
+ * subsystem (nvmeof_alive): after a stop the target drains the lanes' commands in turn, and a
+ * lane whose turn has not come sees nothing while the others complete.  A stall that starts
+ * only after the stop cannot otherwise be foreseen from the run, so stop_grace sets the wait
  * outright where a run must not end in an error.  io_timeout stays the outer bound.  Then
  * the lane gives the commands up and the job ends with an error. */
 #define NVMEOF_STOP_CHECK_MS 50
@@ -827,7 +849,7 @@ static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 
 static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uint64_t now)
 {
-	uint64_t grace, age;
+	uint64_t grace, age, last, others;
 	char msg[256];
 	int rc;
 
@@ -845,6 +867,8 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		 * takes under this load (several lanes sharing it drain in turn after a stop). */
 		if (ld->nr_done != ld->done_seen && !ld->stop_seen_ms && age > ld->max_age_ms)
 			ld->max_age_ms = age;
+		if (ld->nr_done != ld->done_seen)
+			nvmf_alive_mark(nvmeof_alive, ld->alive_slot, now);
 		ld->done_seen = ld->nr_done;
 		ld->progress_ms = now;
 	}
@@ -862,8 +886,13 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	}
 	if (grace > ld->io_timeout_ms)
 		grace = ld->io_timeout_ms;
-	if (now - (ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms) < grace ||
-	    (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
+	/* The last completion: this lane's, or another lane's of the same subsystem, which the
+	 * target may be draining first (none of them completes when the target is silent). */
+	last = ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms;
+	others = nvmf_alive_last(nvmeof_alive, ld->alive_slot);
+	if (others > last && others <= now)
+		last = others;
+	if (now - last < grace || (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
 	/* Under the queue's 160-byte fatal message even with 5-digit times. */
 	if (ld->stop_grace_ms)

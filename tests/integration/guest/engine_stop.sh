@@ -3,7 +3,9 @@
 # runtime expiry and fio's --timeout end the job within a bound, in process and thread mode,
 # poll and event completion, and no job process outlives the fio that started it.
 # The target "stops answering" by a device-mapper device under namespace 1, suspended: the
-# controller stays up (admin commands work) while every I/O hangs.
+# controller stays up (admin commands work) while every I/O hangs.  And the other way round: a
+# lane whose commands a live target answers late, while another lane of its subsystem still
+# completes, is waited for (dm-delay under part of the namespace).
 . "$(dirname "$0")/lib.sh"
 # The engine's bound is ~1.5 s (50 ms to notice, 750 ms grace for commands in flight, short
 # teardown steps); this emulated machine adds fio's own reaping and scheduling noise.
@@ -180,6 +182,73 @@ for cpl in poll event; do
 	fi
 	unstall
 done
+
+# ---- a lane waits while other lanes of its subsystem still complete -------------------------
+# After a stop the target drains the lanes' commands in turn: a lane can get nothing back for a
+# while although the target answers the others (CI saw 4 jobs of 128 KiB reads, one lane given
+# up).  Made certain here: namespace 1's first 8 MiB go through dm-delay (every I/O 4 s late),
+# the rest straight.  Job "slow" reads the delayed part (QD4, runtime 2 s, stop_grace=500), job
+# "fast" the rest (runtime 6 s): slow's commands come back ~2 s after its stop while fast still
+# completes, so slow must end clean.  With fast on the other subsystem, nothing of slow's
+# subsystem completes after the stop: slow gives its commands up 500 ms after it (the negative).
+OTHERS_DELAY_MS=4000
+# job_ios_err JSON JOB: "READ-I/Os ERROR" of JOB; fio writes its error lines into --output
+# ahead of the JSON, so the JSON starts at the first line that is "{"
+job_ios_err() {
+	python3 - "$1" "$2" <<'PY' 2>/dev/null
+import json, sys
+text = open(sys.argv[1]).read()
+start = text.index("{\n") if text.startswith("{\n") else text.index("\n{\n") + 1
+for j in json.loads(text[start:])["jobs"]:
+    if j["jobname"] == sys.argv[2]:
+        print(j["read"]["total_ios"], j["error"])
+PY
+}
+others_case() {
+	local name=$1 fast_nqn=$2 want=$3 rc why=""
+	shift 3
+	timeout -k 5 60 fio $NVMEOF --rw=randread --bs=4k --iodepth=4 --time_based --eta=never \
+		--stop_grace=500 --output-format=json --output="$WORK/$name.json" "$@" \
+		--name=slow --offset=0 --size=8m --runtime=2 \
+		--name=fast --subnqn="$fast_nqn" --offset=16m --size=16m --runtime=6 \
+		>"$WORK/$name.log" 2>&1
+	rc=$?
+	local slow_res fast_res
+	slow_res=$(job_ios_err "$WORK/$name.json" slow)
+	fast_res=$(job_ios_err "$WORK/$name.json" fast)
+	if [ "$want" = clean ]; then
+		if [ $rc != 0 ] || grep -q 'lane failed' "$WORK/$name.log"; then
+			why="fio exited $rc: $(grep -m1 'lane failed' "$WORK/$name.log")"
+		elif [ "$slow_res" != "4 0" ]; then
+			why="slow: '$slow_res' (I/Os, error), want its 4 delayed reads completed and no error"
+		fi
+		[ -z "$why" ] && ok "$name: slow's 4 reads answered $OTHERS_DELAY_MS ms late, 2 s after its stop, while fast completed ($fast_res: I/Os, error)"
+	else
+		if [ $rc = 0 ]; then
+			why="fio exited 0"
+		elif ! grep -q "^nvmeof: slow: lane failed: job stopped with 4 command(s), 0 waiting I/O(s) unanswered 500 ms after the last completion (stop_grace)" "$WORK/$name.log"; then
+			why="no line giving slow's 4 commands up 500 ms after the stop"
+		elif [ "${fast_res#* }" != 0 ] || [ "${fast_res% *}" -lt 100 ] 2>/dev/null; then
+			why="fast (other subsystem): '$fast_res' (I/Os, error), want no error"
+		fi
+		[ -z "$why" ] && ok "$name: $(grep -m1 '^nvmeof: slow: lane failed' "$WORK/$name.log" | cut -c1-150)"
+	fi
+	if [ -n "$why" ]; then
+		bad "$name" "$why"
+		show_log "$WORK/$name.log" 8
+	fi
+}
+if modprobe dm_delay 2>/dev/null; then
+	printf '0 16384 delay %s 0 %s\n16384 %s linear %s 16384\n' "$backing" $OTHERS_DELAY_MS \
+		$((sectors - 16384)) "$backing" | dmsetup reload "$DM" && dmsetup resume "$DM"
+	echo "namespace 1: sectors 0-16383 delayed $OTHERS_DELAY_MS ms (dm-delay), the rest linear"
+	others_case others-completing-thread "$NQN" clean --thread=1
+	others_case others-completing-process "$NQN" clean
+	others_case others-other-subsystem "$NQN2" gives-up --thread=1
+	echo "0 $sectors linear $backing 0" | dmsetup reload "$DM" && dmsetup resume "$DM"
+else
+	bad others-completing "modprobe dm_delay failed"
+fi
 
 # the target is still fine afterwards
 run_fio after-stalls rw $NVMEOF --name=v --rw=randwrite --bs=4k --size=4m --iodepth=8 \
