@@ -887,11 +887,12 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	if (grace > ld->io_timeout_ms)
 		grace = ld->io_timeout_ms;
 	/* The last completion: this lane's, or another lane's of the same subsystem, which the
-	 * target may be draining first (none of them completes when the target is silent). */
+	 * target may be draining first (none of them completes when the target is silent).
+	 * Another lane may have marked it after this check read the clock: that is now. */
 	last = ld->progress_ms > ld->stop_seen_ms ? ld->progress_ms : ld->stop_seen_ms;
 	others = nvmf_alive_last(nvmeof_alive, ld->alive_slot);
-	if (others > last && others <= now)
-		last = others;
+	if (others > last)
+		last = others < now ? others : now;
 	if (now - last < grace || (!nvmeof_nr_inflight(ld) && !ld->backlog.nr))
 		return 0;
 	/* Under the queue's 160-byte fatal message even with 5-digit times. */
