@@ -193,13 +193,12 @@ done
 # subsystem completes after the stop: slow gives its commands up 500 ms after it (the negative).
 OTHERS_DELAY_MS=4000
 # job_ios_err JSON JOB: "READ-I/Os ERROR" of JOB; fio writes its error lines into --output
-# ahead of the JSON, so the JSON starts at the first line that is "{"
+# ahead of the JSON, which tools/nvmeof/fiojson skips
 job_ios_err() {
-	python3 - "$1" "$2" <<'PY' 2>/dev/null
-import json, sys
-text = open(sys.argv[1]).read()
-start = text.index("{\n") if text.startswith("{\n") else text.index("\n{\n") + 1
-for j in json.loads(text[start:])["jobs"]:
+	PYTHONPATH=$REPO python3 - "$1" "$2" <<'PY' 2>/dev/null
+import sys
+from tools.nvmeof import fiojson
+for j in fiojson.load(sys.argv[1])["jobs"]:
     if j["jobname"] == sys.argv[2]:
         print(j["read"]["total_ios"], j["error"])
 PY
