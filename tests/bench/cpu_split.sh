@@ -1,0 +1,160 @@
+#!/bin/bash
+# cpu_split.sh - where the guest's CPU goes, per CPU, under the kernel initiator and the engine
+# (README, Benchmark: "Four jobs writing: one CPU idles").  Boots the testbed (kernel initiator
+# connected), then runs ROUNDS rounds; each round runs the fio job once through the kernel
+# initiator (libaio on its namespace) and once per engine variant, alternating, so a noisy
+# neighbour hits every variant alike.  A measurement, never a test: it asserts nothing.
+#
+# usage: tests/bench/cpu_split.sh [--rounds N] [--runtime S] [--job "FIO ARGS"] [NAME="ENGINE ARGS"]...
+#   --rounds N     rounds (default 3)
+#   --runtime S    seconds per run (default 4)
+#   --job ARGS     the fio workload both initiators run (default: 4 KiB randwrite, QD32, numjobs 4)
+#   NAME=ARGS      an engine variant: a name and the engine options it adds
+#                  (default: event="--completion=event")
+# Per run it prints IOPS, fio's context switches per I/O, the guest's busy share, each CPU's
+# busy and softirq share (/proc/stat), TASKLET softirqs per I/O (/proc/softirqs) and tasklets
+# entered per I/O by callback (the irq:tasklet_entry tracepoint with a hist trigger, where the
+# kernel has them); then per variant the medians and the IOPS ratio to the kernel's median.
+# Needs build/libfio_nvmeof.so (make) and the testbed's prerequisites (tests/testbed/README.md).
+set -uo pipefail
+
+ROUNDS=3 RUNTIME=4 JOB="--bs=4k --rw=randwrite --iodepth=32 --numjobs=4" GUEST=0
+VARIANTS=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; shift 2;;
+	--runtime) RUNTIME=$2; shift 2;;
+	--job) JOB=$2; shift 2;;
+	--in-guest) GUEST=1; shift;;
+	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0;;
+	*=*) VARIANTS+=("$1"); shift;;
+	*) echo "cpu_split.sh: unknown argument '$1' (see --help)" >&2; exit 2;;
+	esac
+done
+case $ROUNDS in ''|*[!0-9]*|0) echo "cpu_split.sh: --rounds must be a positive integer, not '$ROUNDS'" >&2; exit 2;; esac
+case $RUNTIME in ''|*[!0-9]*|0) echo "cpu_split.sh: --runtime must be a positive integer, not '$RUNTIME'" >&2; exit 2;; esac
+[ ${#VARIANTS[@]} -gt 0 ] || VARIANTS=("event=--completion=event")
+
+SELF=$(readlink -f "$0")
+REPO=$(cd "$(dirname "$SELF")/../.." && pwd)
+
+if [ "$GUEST" = 0 ]; then
+	[ -f "$REPO/build/libfio_nvmeof.so" ] ||
+		{ echo "cpu_split.sh: build/libfio_nvmeof.so is missing: run make first" >&2; exit 2; }
+	exec "$REPO/tests/testbed/testbed.sh" --connect -- "$SELF" --in-guest --rounds "$ROUNDS" \
+		--runtime "$RUNTIME" --job "$JOB" "${VARIANTS[@]}"
+fi
+
+# ---- in the guest: lib.sh gives TARGET_IP, NQN, NVME_DEV, ENG ----
+. "$REPO/tests/integration/guest/lib.sh"
+T=/sys/kernel/tracing
+mountpoint -q "$T" || mount -t tracefs none "$T" 2>/dev/null
+HIST=$T/events/irq/tasklet_entry/trigger
+HIST_KEYS='hist:keys=func.sym:sort=hitcount'
+[ -w "$HIST" ] || echo "(no irq:tasklet_entry trigger here: tasklets entered are not counted)"
+
+snap() {   # snap FILE: per-CPU /proc/stat lines and the TASKLET line of /proc/softirqs
+	{ grep '^cpu[0-9]' /proc/stat; grep 'TASKLET:' /proc/softirqs; } > "$1"
+}
+
+run_one() {   # run_one NAME FIO_ARGS...
+	local name=$1; shift
+	[ -w "$HIST" ] && echo "$HIST_KEYS" > "$HIST"
+	snap "$WORK/before"
+	# shellcheck disable=SC2086  # JOB is a list of fio arguments
+	fio --name=split --size=200m --time_based --runtime="$RUNTIME" --direct=1 --norandommap \
+		--group_reporting --output-format=json --output="$WORK/run.json" $JOB "$@" \
+		> "$WORK/run.log" 2>&1
+	local rc=$?
+	snap "$WORK/after"
+	if [ -w "$HIST" ]; then
+		cat "${HIST%trigger}hist" > "$WORK/hist" 2>/dev/null
+		echo "!$HIST_KEYS" > "$HIST"
+	else
+		: > "$WORK/hist"
+	fi
+	python3 - "$name" "$rc" "$WORK" >> "$WORK/results" <<'PY'
+import json, re, sys
+name, rc, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def stat(path):
+    cpus, tl = {}, []
+    for line in open(path):
+        f = line.split()
+        if f[0].startswith("cpu"):
+            v = [int(x) for x in f[1:]]
+            busy = v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)
+            cpus[f[0]] = (busy, v[3] + v[4], v[6])     # busy, idle+iowait, softirq
+        elif f[0] == "TASKLET:":
+            tl = [int(x) for x in f[1:]]
+    return cpus, tl
+try:
+    job = json.load(open(work + "/run.json"))["jobs"][0]
+except (OSError, ValueError, KeyError, IndexError) as e:
+    print(json.dumps({"name": name, "error": "fio exited %d, no JSON (%s)" % (rc, e)}))
+    sys.exit(0)
+ios = sum(job[d]["total_ios"] for d in ("read", "write", "trim"))
+iops = sum(job[d]["iops"] for d in ("read", "write", "trim"))
+(b0, t0), (b1, t1) = stat(work + "/before"), stat(work + "/after")
+cpus, busy_all, tot_all = [], 0, 0
+for c in sorted(b0, key=lambda k: int(k[3:])):
+    busy, idle, sirq = (b1[c][i] - b0[c][i] for i in range(3))
+    tot = max(1, busy + idle)
+    busy_all += busy; tot_all += tot
+    cpus.append({"cpu": c, "busy": 100.0 * busy / tot, "softirq": 100.0 * sirq / tot})
+tasklets = {}
+for line in open(work + "/hist"):
+    m = re.search(r"func:\s*\[\w+\]\s*(\S+).*hitcount:\s*(\d+)", line)
+    if m:
+        tasklets[m.group(1)] = tasklets.get(m.group(1), 0) + int(m.group(2))
+rec = {"name": name, "iops": iops, "ctx_per_io": job["ctx"] / max(1, ios),
+       "busy": 100.0 * busy_all / max(1, tot_all), "cpus": cpus,
+       "tasklet_softirqs_per_io": (sum(t1) - sum(t0)) / max(1, ios),
+       "tasklets_per_io": {k: v / max(1, ios) for k, v in tasklets.items()} or None,
+       "error": None if rc == 0 and not job.get("error") else "fio exited %d, job error %d" % (rc, job.get("error", 0))}
+print(json.dumps(rec))
+PY
+	tail -1 "$WORK/results" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+if not r.get("cpus"):
+    print("%-14s %s" % (r["name"], r["error"])); sys.exit(0)
+tl = r["tasklets_per_io"]
+print("%-14s iops %8.0f  ctx/io %.2f  busy %3.0f%%  %s  TASKLET softirqs/io %.2f  tasklets/io %s%s" % (
+    r["name"], r["iops"], r["ctx_per_io"], r["busy"],
+    " | ".join("%s %3.0f%% (si %2.0f%%)" % (c["cpu"], c["busy"], c["softirq"]) for c in r["cpus"]),
+    r["tasklet_softirqs_per_io"],
+    " ".join("%s %.2f" % kv for kv in sorted(tl.items())) if tl else "n/a",
+    "  ERROR: " + r["error"] if r["error"] else ""))'
+}
+
+echo "job: $JOB, ${RUNTIME}s runs, $ROUNDS rounds; kernel: libaio on $NVME_DEV"
+: > "$WORK/results"
+for ((r = 1; r <= ROUNDS; r++)); do
+	echo "-- round $r"
+	run_one kernel --ioengine=libaio --filename="$NVME_DEV"
+	for v in "${VARIANTS[@]}"; do
+		# shellcheck disable=SC2086  # a variant's options are a list of fio arguments
+		run_one "${v%%=*}" $NVMEOF --nsid=1 ${v#*=}
+	done
+done
+
+echo "-- medians over $ROUNDS rounds (IOPS ratio to the kernel's median; idlest CPU's busy share)"
+python3 - "$WORK/results" <<'PY'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+names = list(dict.fromkeys(r["name"] for r in runs))
+med = lambda xs: statistics.median(xs) if xs else float("nan")
+good = {n: [r for r in runs if r["name"] == n and r.get("cpus") and not r["error"]] for n in names}
+kiops = med([r["iops"] for r in good.get("kernel", [])])
+for n in names:
+    g = good[n]
+    iops = med([r["iops"] for r in g])
+    print("%-14s iops %8.0f (%.2fx)  busy %3.0f%%  idlest CPU %3.0f%%  TASKLET softirqs/io %.2f  tasklets/io %s  failed %d" % (
+        n, iops, iops / kiops if kiops == kiops and kiops else float("nan"),
+        med([r["busy"] for r in g]), med([min(c["busy"] for c in r["cpus"]) for r in g]),
+        med([r["tasklet_softirqs_per_io"] for r in g]),
+        "%.2f" % med([sum(r["tasklets_per_io"].values()) for r in g if r["tasklets_per_io"]])
+        if any(r["tasklets_per_io"] for r in g) else "n/a",
+        sum(1 for r in runs if r["name"] == n) - len(g)))
+PY
+rm -rf "$WORK"
