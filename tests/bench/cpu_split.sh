@@ -22,6 +22,9 @@ ROUNDS=3 RUNTIME=4 JOB="--bs=4k --rw=randwrite --iodepth=32 --numjobs=4" GUEST=0
 VARIANTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--rounds|--runtime|--job) [ $# -ge 2 ] || { echo "cpu_split.sh: $1 needs a value" >&2; exit 2; };;
+	esac
+	case $1 in
 	--rounds) ROUNDS=$2; shift 2;;
 	--runtime) RUNTIME=$2; shift 2;;
 	--job) JOB=$2; shift 2;;
@@ -60,6 +63,7 @@ snap() {   # snap FILE: per-CPU /proc/stat lines and the TASKLET line of /proc/s
 run_one() {   # run_one NAME FIO_ARGS...
 	local name=$1; shift
 	[ -w "$HIST" ] && echo "$HIST_KEYS" > "$HIST"
+	rm -f "$WORK/run.json"       # a failed run must not be read as the one before it
 	snap "$WORK/before"
 	# shellcheck disable=SC2086  # JOB is a list of fio arguments
 	fio --name=split --size=200m --time_based --runtime="$RUNTIME" --direct=1 --norandommap \
