@@ -7,25 +7,29 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 T=$REPO/tests/bench/cpu_split.sh
 command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
 pass=0 fail=0
-ok()  { pass=$((pass + 1)); echo "PASS $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-# refuse NAME REGEX ARGS...: exit 2 with one line matching REGEX, before any testbed boots
-refuse() {
-	local name=$1 re=$2 out rc
+check() {   # check NAME WHY-IF-FAILED CONDITION...: one PASS or FAIL line
+	local name=$1 why=$2
 	shift 2
-	out=$("$T" "$@" 2>&1)
-	rc=$?
-	if [ $rc != 2 ]; then bad "$name" "exit $rc, not 2: $out"
-	elif [ "$(printf '%s\n' "$out" | wc -l)" != 1 ]; then bad "$name" "not one line: $out"
-	elif ! printf '%s\n' "$out" | grep -qE -e "$re"; then bad "$name" "no /$re/ in: $out"
-	else ok "$name: $out"; fi
+	if "$@"; then pass=$((pass + 1)); echo "PASS $name"
+	else fail=$((fail + 1)); echo "FAIL $name: $why"; fi
 }
-refuse rounds-zero "--rounds must be a positive integer, not '0'" --rounds 0
-refuse rounds-word "--rounds must be a positive integer, not 'x'" --rounds x
-refuse runtime-negative "--runtime must be a positive integer, not '-1'" --runtime -1
-refuse unknown-argument "unknown argument 'foo'" foo
-refuse job-without-value "--job needs a value" --job
+ok()  { check "$1" "" true; }
+bad() { check "$1" "$2" false; }
+
+# Refusals, before any testbed boots: each line of the table is ARGS|MESSAGE; the tool must
+# exit 2 with that one line.
+while IFS='|' read -r args msg; do
+	# shellcheck disable=SC2086  # ARGS is a list
+	out=$("$T" $args 2>&1); rc=$?
+	check "refused: $args" "exit $rc, output: $out" \
+		test "$rc:$out" = "2:cpu_split.sh: $msg"
+done <<'REFUSALS'
+--rounds 0|--rounds must be a positive integer, not '0'
+--rounds x|--rounds must be a positive integer, not 'x'
+--runtime -1|--runtime must be a positive integer, not '-1'
+foo|unknown argument 'foo' (see --help)
+--job|--job needs a value
+REFUSALS
 out=$("$T" --help 2>&1) && printf '%s\n' "$out" | grep -q '^usage: tests/bench/cpu_split.sh' &&
 	ok help || bad help "exit $?: $out"
 
