@@ -77,27 +77,32 @@ run_one() {   # run_one NAME FIO_ARGS...
 	else
 		: > "$WORK/hist"
 	fi
-	python3 - "$name" "$rc" "$WORK" >> "$WORK/results" <<'PY'
+	# One record per run into results (the medians below), and the run's line on stdout.
+	PYTHONPATH=$REPO python3 - "$name" "$rc" "$WORK" <<'PY'
 import json, re, sys
+from tools.nvmeof import fiojson
+from tools.nvmeof.compare_run import busy_jiffies
 name, rc, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def stat(path):
+def record(rec):
+    with open(work + "/results", "a") as f:
+        f.write(json.dumps(rec) + "\n")
+def stat(path):   # {cpuN: (busy, idle+iowait, softirq)}, TASKLET softirqs per CPU
     cpus, tl = {}, []
     for line in open(path):
         f = line.split()
         if f[0].startswith("cpu"):
             v = [int(x) for x in f[1:]]
-            busy = v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)
-            cpus[f[0]] = (busy, v[3] + v[4], v[6])     # busy, idle+iowait, softirq
+            cpus[f[0]] = (busy_jiffies(line), v[3] + v[4], v[6])
         elif f[0] == "TASKLET:":
             tl = [int(x) for x in f[1:]]
     return cpus, tl
 try:
-    job = json.load(open(work + "/run.json"))["jobs"][0]
+    m = fiojson.job_metrics(fiojson.load(work + "/run.json")["jobs"][0])
 except (OSError, ValueError, KeyError, IndexError) as e:
-    print(json.dumps({"name": name, "error": "fio exited %d, no JSON (%s)" % (rc, e)}))
+    record({"name": name, "error": "fio exited %d, no JSON (%s)" % (rc, e)})
+    print("%-14s fio exited %d, no JSON (%s)" % (name, rc, e))
     sys.exit(0)
-ios = sum(job[d]["total_ios"] for d in ("read", "write", "trim"))
-iops = sum(job[d]["iops"] for d in ("read", "write", "trim"))
+ios = max(1, m["ios"])
 (b0, t0), (b1, t1) = stat(work + "/before"), stat(work + "/after")
 cpus, busy_all, tot_all = [], 0, 0
 for c in sorted(b0, key=lambda k: int(k[3:])):
@@ -107,28 +112,23 @@ for c in sorted(b0, key=lambda k: int(k[3:])):
     cpus.append({"cpu": c, "busy": 100.0 * busy / tot, "softirq": 100.0 * sirq / tot})
 tasklets = {}
 for line in open(work + "/hist"):
-    m = re.search(r"func:\s*\[\w+\]\s*(\S+).*hitcount:\s*(\d+)", line)
-    if m:
-        tasklets[m.group(1)] = tasklets.get(m.group(1), 0) + int(m.group(2))
-rec = {"name": name, "iops": iops, "ctx_per_io": job["ctx"] / max(1, ios),
-       "busy": 100.0 * busy_all / max(1, tot_all), "cpus": cpus,
-       "tasklet_softirqs_per_io": (sum(t1) - sum(t0)) / max(1, ios),
-       "tasklets_per_io": {k: v / max(1, ios) for k, v in tasklets.items()} or None,
-       "error": None if rc == 0 and not job.get("error") else "fio exited %d, job error %d" % (rc, job.get("error", 0))}
-print(json.dumps(rec))
-PY
-	tail -1 "$WORK/results" | python3 -c '
-import json, sys
-r = json.loads(sys.stdin.read())
-if not r.get("cpus"):
-    print("%-14s %s" % (r["name"], r["error"])); sys.exit(0)
+    t = re.search(r"func:\s*\[\w+\]\s*(\S+).*hitcount:\s*(\d+)", line)
+    if t:
+        tasklets[t.group(1)] = tasklets.get(t.group(1), 0) + int(t.group(2))
+r = {"name": name, "iops": m["iops"], "ctx_per_io": m["ctx"] / ios,
+     "busy": 100.0 * busy_all / max(1, tot_all), "cpus": cpus,
+     "tasklet_softirqs_per_io": (sum(t1) - sum(t0)) / ios,
+     "tasklets_per_io": {k: v / ios for k, v in tasklets.items()} or None,
+     "error": None if rc == 0 and not m["error"] else "fio exited %d, job error %d" % (rc, m["error"])}
+record(r)
 tl = r["tasklets_per_io"]
 print("%-14s iops %8.0f  ctx/io %.2f  busy %3.0f%%  %s  TASKLET softirqs/io %.2f  tasklets/io %s%s" % (
-    r["name"], r["iops"], r["ctx_per_io"], r["busy"],
-    " | ".join("%s %3.0f%% (si %2.0f%%)" % (c["cpu"], c["busy"], c["softirq"]) for c in r["cpus"]),
+    name, r["iops"], r["ctx_per_io"], r["busy"],
+    " | ".join("%s %3.0f%% (si %2.0f%%)" % (c["cpu"], c["busy"], c["softirq"]) for c in cpus),
     r["tasklet_softirqs_per_io"],
     " ".join("%s %.2f" % kv for kv in sorted(tl.items())) if tl else "n/a",
-    "  ERROR: " + r["error"] if r["error"] else ""))'
+    "  ERROR: " + r["error"] if r["error"] else ""))
+PY
 }
 
 echo "job: $JOB, ${RUNTIME}s runs, $ROUNDS rounds; kernel: libaio on $NVME_DEV"
