@@ -54,7 +54,15 @@ T=/sys/kernel/tracing
 mountpoint -q "$T" || mount -t tracefs none "$T" 2>/dev/null
 HIST=$T/events/irq/tasklet_entry/trigger
 HIST_KEYS='hist:keys=func.sym:sort=hitcount'
-[ -w "$HIST" ] || echo "(no irq:tasklet_entry trigger here: tasklets entered are not counted)"
+# The trigger is set once and cleared before each run: setting or removing it patches the
+# kernel's code on every CPU, and under TCG the guest has hung in this script's write to the
+# trigger (a soft lockup, the other vCPU no longer taking interrupts) when it did so per run.
+if [ -w "$HIST" ]; then
+	echo "$HIST_KEYS" > "$HIST"
+	trap 'echo "!$HIST_KEYS" > "$HIST" 2>/dev/null' EXIT
+else
+	echo "(no irq:tasklet_entry trigger here: tasklets entered are not counted)"
+fi
 
 snap() {   # snap FILE: per-CPU /proc/stat lines and the TASKLET line of /proc/softirqs
 	{ grep '^cpu[0-9]' /proc/stat; grep 'TASKLET:' /proc/softirqs; } > "$1"
@@ -62,7 +70,8 @@ snap() {   # snap FILE: per-CPU /proc/stat lines and the TASKLET line of /proc/s
 
 run_one() {   # run_one NAME FIO_ARGS...
 	local name=$1; shift
-	[ -w "$HIST" ] && echo "$HIST_KEYS" > "$HIST"
+	# appended: opening the trigger file with O_TRUNC (">") removes its triggers
+	[ -w "$HIST" ] && echo "$HIST_KEYS:clear" >> "$HIST"
 	rm -f "$WORK/run.json"       # a failed run must not be read as the one before it
 	snap "$WORK/before"
 	# shellcheck disable=SC2086  # JOB is a list of fio arguments
@@ -73,7 +82,6 @@ run_one() {   # run_one NAME FIO_ARGS...
 	snap "$WORK/after"
 	if [ -w "$HIST" ]; then
 		cat "${HIST%trigger}hist" > "$WORK/hist" 2>/dev/null
-		echo "!$HIST_KEYS" > "$HIST"
 	else
 		: > "$WORK/hist"
 	fi

@@ -1,8 +1,9 @@
 #!/bin/bash
 # tests/bench/cpu_split.sh (a measurement, README "Four jobs writing: one CPU idles"): its
 # refusals on the host, then one short round in the testbed.  The round must print the kernel's
-# line and each variant's with every CPU's busy and softirq share, and a variant whose fio fails
-# must be reported as failed in its line and in the medians, never measured.
+# line and each variant's with every CPU's busy and softirq share and the tasklets entered by
+# callback, and a variant whose fio fails must be reported as failed in its line and in the
+# medians, never measured.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 T=$REPO/tests/bench/cpu_split.sh
 command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
@@ -46,6 +47,16 @@ else
 			ok "run: $v's line has IOPS and both CPUs"
 		else bad "run: $v's line" "not found"; log; fi
 	done
+	# tasklets entered, counted with a hist trigger set once and cleared per run: each line
+	# names callbacks with counts (unless this kernel has no such trigger), and no shell error
+	if printf '%s\n' "$out" | grep -q '^(no irq:tasklet_entry trigger here'; then
+		ok "run: no tasklet_entry trigger in this kernel, tasklets not counted"
+	elif [ "$(printf '%s\n' "$out" | grep -cE '^(kernel|event) +iops .* tasklets/io [a-z_]+ [0-9.]+')" = 2 ]; then
+		ok "run: the kernel's and event's lines count tasklets by callback"
+	else bad "run: tasklets by callback" "missing from a line"; log; fi
+	printf '%s\n' "$out" | grep -qE 'cpu_split\.sh: line [0-9]+:' &&
+		{ bad "run: shell errors" "$(printf '%s\n' "$out" | grep -m1 -E 'cpu_split\.sh: line [0-9]+:')"; log; } ||
+		ok "run: no shell errors"
 	printf '%s\n' "$out" | grep -qE '^broken +.*fio exited [1-9]' &&
 		ok "run: the failing variant's line says fio failed" ||
 		{ bad "run: the failing variant's line" "not found"; log; }
