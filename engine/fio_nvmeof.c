@@ -384,7 +384,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 	if (in->inline_offered && !in->inline_max && o->inline_data == NVMF_INLINE_AUTO)
 		snprintf(icd, sizeof(icd), " of %u offered (iodepth %u > %u: software RDMA device, "
 			 "local target)", in->inline_offered, td->o.iodepth,
-			 NVMF_INLINE_LOCAL_MAX_DEPTH);
+			 nvmf_lane_inline_local_max_depth(thread_number));
 	/* submit_batch=0 took the software device's larger chains (nvmf_lane_submit_batch_auto). */
 	if (ld->delay_submit && !o->submit_batch && in->rdma_software && in->target_local &&
 	    ld->submit_batch > 1)

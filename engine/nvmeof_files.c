@@ -179,6 +179,9 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->ack_timeout = (uint8_t)o->ack_timeout;
 	lo->inline_data = o->inline_data;    /* the option's values are enum nvmf_inline */
 	lo->io_depth = td->o.iodepth;
+	/* fio's jobs in this run, numjobs' clones included (a clone's o.numjobs is 1): the lanes
+	 * that share this host's CPUs, for inline_data=auto. */
+	lo->host_jobs = thread_number;
 	lo->use_events = o->completion != NVMEOF_COMPLETION_POLL;   /* hybrid sleeps too */
 	lo->kato_ms = o->kato;
 	/* Tests only: a lane that asks for keep-alive and never sends it (to see it lost). */

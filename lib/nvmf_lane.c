@@ -452,10 +452,15 @@ static int nvmf_addr_local_peer(const struct sockaddr *local, const struct socka
 	return 0;
 }
 
-int nvmf_lane_inline_auto_keyed(unsigned io_depth, int rdma_software, const struct sockaddr *local,
-				const struct sockaddr *peer)
+unsigned nvmf_lane_inline_local_max_depth(unsigned host_jobs)
 {
-	return io_depth > NVMF_INLINE_LOCAL_MAX_DEPTH && rdma_software &&
+	return host_jobs > 1 ? NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS : NVMF_INLINE_LOCAL_MAX_DEPTH;
+}
+
+int nvmf_lane_inline_auto_keyed(unsigned io_depth, unsigned host_jobs, int rdma_software,
+				const struct sockaddr *local, const struct sockaddr *peer)
+{
+	return io_depth > nvmf_lane_inline_local_max_depth(host_jobs) && rdma_software &&
 	       nvmf_addr_local_peer(local, peer);
 }
 
@@ -828,7 +833,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		in->inline_max = in->inline_offered;
 		if (opts->inline_data == NVMF_INLINE_OFF ||
 		    (opts->inline_data == NVMF_INLINE_AUTO &&
-		     nvmf_lane_inline_auto_keyed(opts->io_depth, in->rdma_software,
+		     nvmf_lane_inline_auto_keyed(opts->io_depth, opts->host_jobs, in->rdma_software,
 						 rdma_get_local_addr(lane->aq->id),
 						 rdma_get_peer_addr(lane->aq->id))))
 			in->inline_max = 0;

@@ -21,9 +21,12 @@
  * the controller offers them. */
 enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
 
-/* AUTO sends writes keyed above this io_depth with a software RDMA device and a local target:
- * measured in the testbed (README "In-capsule writes with Soft-RoCE and a local target"). */
-#define NVMF_INLINE_LOCAL_MAX_DEPTH 16
+/* AUTO sends writes keyed above this io_depth with a software RDMA device and a local target,
+ * measured in the testbed (README "In-capsule writes with Soft-RoCE and a local target"): for
+ * one job, in-capsule was ahead at 2, level at 4 and behind from 8 on; with several jobs on the
+ * host's CPUs, in-capsule was ahead at 8 and level at 32, so they keep the earlier line, 16. */
+#define NVMF_INLINE_LOCAL_MAX_DEPTH      4
+#define NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS 16
 
 /* The caller's default chain of held I/Os per post (its submit_batch), as a divisor of its
  * io_depth: a post is a doorbell write on a hardware NIC, so most of the depth stays at the
@@ -48,6 +51,8 @@ struct nvmf_lane_opts {
 				       * offers them (OFF: never) */
 	unsigned    io_depth;         /* I/Os the caller keeps in flight at most (AUTO's choice;
 				       * 0: not known) */
+	unsigned    host_jobs;        /* the caller's jobs running lanes on this host (fio's jobs
+				       * in the run; AUTO's choice; 0: not known, taken as 1) */
 	int         use_events;       /* I/O completions by completion channel instead of polling */
 	int         no_io_queue;      /* admin queue only (probing) */
 	unsigned    io_queues;        /* I/O queue pairs wanted (0: 1), at most NVMF_MAX_IO_QUEUES */
@@ -126,8 +131,12 @@ void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
  * and a multi-packet SEND (in-capsule data) hands it to ksoftirqd, which then preempts the job
  * once per write; deep jobs go faster keyed (the target reads the data), shallow ones stay
  * faster in-capsule.  A hardware NIC or a remote target: always 0. */
-int nvmf_lane_inline_auto_keyed(unsigned io_depth, int rdma_software, const struct sockaddr *local,
-				const struct sockaddr *peer);
+int nvmf_lane_inline_auto_keyed(unsigned io_depth, unsigned host_jobs, int rdma_software,
+				const struct sockaddr *local, const struct sockaddr *peer);
+
+/* The deepest io_depth at which AUTO keeps in-capsule writes with a software RDMA device and a
+ * local target: NVMF_INLINE_LOCAL_MAX_DEPTH for one job, ..._JOBS for several. */
+unsigned nvmf_lane_inline_local_max_depth(unsigned host_jobs);
 
 /* The default submit batch for io_depth: io_depth / NVMF_SUBMIT_BATCH_DIV, or
  * io_depth / NVMF_SUBMIT_BATCH_DIV_LOCAL with a software RDMA device and a local target; at

@@ -341,36 +341,49 @@ static const struct sockaddr *mk_addr(struct sockaddr_storage *ss, const char *i
 	return (const struct sockaddr *)ss;
 }
 
-/* inline_data=auto sends writes keyed only in a job deeper than 16 on a software RDMA device
- * with the target on this host (the same address as the local side, or a loopback one). */
+/* inline_data=auto sends writes keyed only in a job deeper than 4 (16 when fio runs several jobs,
+ * numjobs' clones included) on a software RDMA device with the target on this host (the same
+ * address as the local side, or a loopback one). */
 static void test_inline_auto_keyed(void)
 {
 	static const struct {
-		unsigned depth;
+		unsigned depth, jobs;
 		int software;
 		const char *local, *peer;
 		int want;
 	} cases[] = {
-		{ 17, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 128, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 16, 1, "10.99.0.1", "10.99.0.1", 0 },       /* shallow: in-capsule */
-		{ 0, 1, "10.99.0.1", "10.99.0.1", 0 },        /* depth not known */
-		{ 128, 0, "10.99.0.1", "10.99.0.1", 0 },      /* a NIC with a PCI device */
-		{ 128, 1, "10.99.0.1", "10.99.0.2", 0 },      /* another host */
-		{ 128, 1, "10.99.0.1", "127.0.0.1", 1 },
-		{ 128, 1, "10.99.0.1", "126.255.255.255", 0 },
-		{ 128, 1, "fd00::1", "fd00::1", 1 },
-		{ 128, 1, "fd00::1", "fd00::2", 0 },
-		{ 128, 1, "10.99.0.1", "::1", 1 },
-		{ 128, 1, "10.99.0.1", "fd00::1", 0 },        /* families differ */
-		{ 128, 1, NULL, "10.99.0.1", 0 },
-		{ 128, 1, "10.99.0.1", NULL, 0 },
+		{ 5, 1, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 8, 1, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 128, 1, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 4, 1, 1, "10.99.0.1", "10.99.0.1", 0 },        /* shallow: in-capsule */
+		{ 1, 1, 1, "10.99.0.1", "10.99.0.1", 0 },
+		{ 8, 0, 1, "10.99.0.1", "10.99.0.1", 1 },        /* jobs not known: one */
+		{ 4, 0, 1, "10.99.0.1", "10.99.0.1", 0 },
+		{ 16, 4, 1, "10.99.0.1", "10.99.0.1", 0 },       /* several jobs: in-capsule to 16 */
+		{ 8, 2, 1, "10.99.0.1", "10.99.0.1", 0 },
+		{ 17, 4, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 32, 2, 1, "10.99.0.1", "10.99.0.1", 1 },
+		{ 0, 1, 1, "10.99.0.1", "10.99.0.1", 0 },        /* depth not known */
+		{ 128, 1, 0, "10.99.0.1", "10.99.0.1", 0 },      /* a NIC with a PCI device */
+		{ 128, 1, 1, "10.99.0.1", "10.99.0.2", 0 },      /* another host */
+		{ 128, 1, 1, "10.99.0.1", "127.0.0.1", 1 },
+		{ 128, 1, 1, "10.99.0.1", "126.255.255.255", 0 },
+		{ 128, 1, 1, "fd00::1", "fd00::1", 1 },
+		{ 128, 1, 1, "fd00::1", "fd00::2", 0 },
+		{ 128, 1, 1, "10.99.0.1", "::1", 1 },
+		{ 128, 1, 1, "10.99.0.1", "fd00::1", 0 },        /* families differ */
+		{ 128, 1, 1, NULL, "10.99.0.1", 0 },
+		{ 128, 1, 1, "10.99.0.1", NULL, 0 },
 	};
 	struct sockaddr_storage l, p;
 
-	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH, 16);
+	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH, 4);
+	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS, 16);
+	CHECK_EQ(nvmf_lane_inline_local_max_depth(0), 4);
+	CHECK_EQ(nvmf_lane_inline_local_max_depth(1), 4);
+	CHECK_EQ(nvmf_lane_inline_local_max_depth(2), 16);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK_EQ(nvmf_lane_inline_auto_keyed(cases[i].depth, cases[i].software,
+		CHECK_EQ(nvmf_lane_inline_auto_keyed(cases[i].depth, cases[i].jobs, cases[i].software,
 						     mk_addr(&l, cases[i].local),
 						     mk_addr(&p, cases[i].peer)), cases[i].want);
 }

@@ -136,22 +136,23 @@ else
 fi
 
 # inline_data=auto with a software RDMA device and the target on this host (the testbed):
-# writes go keyed in a job with iodepth above 16, in-capsule up to 16 (README "In-capsule
-# writes with Soft-RoCE and a local target"); inline_data=on keeps them in-capsule at any
-# iodepth.  Every job verifies its data.
-for j in auto-qd32:32: auto-qd16:16: on-qd32:32:--inline_data=on; do
-	IFS=: read -r n qd opt <<<"$j"
-	run_fio "icd-$n" rw $NVMEOF $opt --name=w --rw=randwrite --bs=4k --size=16m --iodepth=$qd \
-		--verify=crc32c $V
+# writes go keyed in a job with iodepth above 4, in-capsule up to 4; a job with several lanes
+# (numjobs) keeps them in-capsule up to 16 (README "In-capsule writes with Soft-RoCE and a local
+# target"); inline_data=on keeps them in-capsule at any iodepth.  Every job verifies its data.
+for j in auto-qd8:8:1: auto-qd4:4:1: auto-qd16-j2:16:2: auto-qd32-j2:32:2: on-qd32:32:1:--inline_data=on; do
+	IFS=: read -r n qd nj opt <<<"$j"
+	run_fio "icd-$n" rw $NVMEOF $opt --name=w --rw=randwrite --bs=4k --size=8m --iodepth=$qd \
+		--numjobs=$nj --offset_increment=8m --verify=crc32c $V
 done
 icd_start() { grep -m1 -oE 'in-capsule [0-9]+ B( of [0-9]+ offered \([^)]*\))?,' "$WORK/icd-$1.log"; }
-want_auto32='in-capsule 0 B of 4096 offered (iodepth 32 > 16: software RDMA device, local target),'
-for c in "auto-qd32|$want_auto32" "auto-qd16|in-capsule 4096 B," "on-qd32|in-capsule 4096 B,"; do
+keyed() { echo "in-capsule 0 B of 4096 offered (iodepth $1 > $2: software RDMA device, local target),"; }
+for c in "auto-qd8|$(keyed 8 4)" "auto-qd4|in-capsule 4096 B," "auto-qd16-j2|in-capsule 4096 B," \
+	 "auto-qd32-j2|$(keyed 32 16)" "on-qd32|in-capsule 4096 B,"; do
 	n=${c%%|*} want=${c#*|}
 	if [ "$(icd_start "$n")" = "$want" ]; then
-		ok "inline_data ${n%-qd*} at iodepth ${n#*-qd}: '$want'"
+		ok "inline_data $n: '$want'"
 	else
-		bad "inline_data ${n%-qd*} at iodepth ${n#*-qd}" "start line has '$(icd_start "$n")', want '$want'"
+		bad "inline_data $n" "start line has '$(icd_start "$n")', want '$want'"
 	fi
 done
 
