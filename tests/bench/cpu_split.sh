@@ -12,9 +12,15 @@
 #   NAME=ARGS      an engine variant: a name and the engine options it adds
 #                  (default: event="--completion=event")
 # Per run it prints IOPS, fio's context switches per I/O, the guest's busy share, each CPU's
-# busy and softirq share (/proc/stat), TASKLET softirqs per I/O (/proc/softirqs) and tasklets
-# entered per I/O by callback (the irq:tasklet_entry tracepoint with a hist trigger, where the
-# kernel has them); then per variant the medians and the IOPS ratio to the kernel's median.
+# busy and softirq share (/proc/stat), TASKLET softirqs per I/O (/proc/softirqs), and the
+# kernel's deferred work by callback (MODULE:FUNCTION, those run at least 0.01 times per I/O):
+# tasklets entered (the irq:tasklet_entry tracepoint) and work items run (workqueue:
+# workqueue_execute_start), each counted with a hist trigger where the kernel has it.  Which one
+# carries Soft-RoCE's and the target's work depends on the guest kernel: Debian 12's 6.1 runs
+# Soft-RoCE's queue-pair tasks as tasklets (rxe_do_task); 6.12 (Debian 13) runs them as work
+# items (do_work on rxe_wq, where they are deferred at all) and has no tasklets left on this
+# path, while the kernel target's completions run as ib_cq_poll_work on both.  Then per variant
+# the medians and the IOPS ratio to the kernel's median.
 # Needs build/libfio_nvmeof.so (make) and the testbed's prerequisites (tests/testbed/README.md).
 set -uo pipefail
 
@@ -52,17 +58,36 @@ fi
 . "$REPO/tests/integration/guest/lib.sh"
 T=/sys/kernel/tracing
 mountpoint -q "$T" || mount -t tracefs none "$T" 2>/dev/null
-HIST=$T/events/irq/tasklet_entry/trigger
-HIST_KEYS='hist:keys=func.sym:sort=hitcount'
-# The trigger is set once and cleared before each run: setting or removing it patches the
+# which way this kernel's Soft-RoCE defers a queue pair's task (its symbols say: 6.1's tasklet
+# function, 6.12's work function on rxe_wq)
+rxe_defers=unknown
+grep -qE ' rxe_do_task\s+\[rdma_rxe\]' /proc/kallsyms && rxe_defers=tasklets
+grep -qE ' do_work\s+\[rdma_rxe\]' /proc/kallsyms && rxe_defers="work items"
+echo "guest kernel $(uname -r): Soft-RoCE defers its queue-pair tasks as $rxe_defers"
+# deferred work counted by callback: NAME:TRIGGER-FILE:HIST-KEYS, one hist trigger per tracepoint
+HISTS=("tasklets:$T/events/irq/tasklet_entry/trigger:hist:keys=func.sym:sort=hitcount"
+       "work:$T/events/workqueue/workqueue_execute_start/trigger:hist:keys=function.sym:sort=hitcount")
+# A trigger is set once and cleared before each run: setting or removing one patches the
 # kernel's code on every CPU, and under TCG the guest has hung in this script's write to the
 # trigger (a soft lockup, the other vCPU no longer taking interrupts) when it did so per run.
-if [ -w "$HIST" ]; then
-	echo "$HIST_KEYS" > "$HIST"
-	trap 'echo "!$HIST_KEYS" > "$HIST" 2>/dev/null' EXIT
-else
-	echo "(no irq:tasklet_entry trigger here: tasklets entered are not counted)"
-fi
+hist_each() {   # hist_each FUNCTION: FUNCTION NAME FILE KEYS for each trigger this kernel has
+	local h name file keys
+	for h in "${HISTS[@]}"; do
+		name=${h%%:*} h=${h#*:}; file=${h%%:*} keys=${h#*:}
+		[ -w "$file" ] && "$1" "$name" "$file" "$keys"
+	done
+}
+hist_set()   { echo "$3" > "$2"; }
+hist_unset() { echo "!$3" > "$2" 2>/dev/null; }
+# appended: opening a trigger file with O_TRUNC (">") removes its triggers
+hist_clear() { echo "$3:clear" >> "$2"; }
+hist_read()  { cat "${2%trigger}hist" > "$WORK/hist.$1" 2>/dev/null; }
+for h in "${HISTS[@]}"; do
+	name=${h%%:*} h=${h#*:}; file=${h%%:*}
+	[ -w "$file" ] || echo "(no ${file#"$T"/events/} here: $name by callback are not counted)"
+done
+hist_each hist_set
+trap 'hist_each hist_unset' EXIT
 
 snap() {   # snap FILE: per-CPU /proc/stat lines and the TASKLET line of /proc/softirqs
 	{ grep '^cpu[0-9]' /proc/stat; grep 'TASKLET:' /proc/softirqs; } > "$1"
@@ -70,9 +95,8 @@ snap() {   # snap FILE: per-CPU /proc/stat lines and the TASKLET line of /proc/s
 
 run_one() {   # run_one NAME FIO_ARGS...
 	local name=$1; shift
-	# appended: opening the trigger file with O_TRUNC (">") removes its triggers
-	[ -w "$HIST" ] && echo "$HIST_KEYS:clear" >> "$HIST"
-	rm -f "$WORK/run.json"       # a failed run must not be read as the one before it
+	hist_each hist_clear
+	rm -f "$WORK/run.json" "$WORK"/hist.*   # a failed run must not be read as the one before it
 	snap "$WORK/before"
 	# shellcheck disable=SC2086  # JOB is a list of fio arguments
 	fio --name=split --size=200m --time_based --runtime="$RUNTIME" --direct=1 --norandommap \
@@ -80,11 +104,7 @@ run_one() {   # run_one NAME FIO_ARGS...
 		> "$WORK/run.log" 2>&1
 	local rc=$?
 	snap "$WORK/after"
-	if [ -w "$HIST" ]; then
-		cat "${HIST%trigger}hist" > "$WORK/hist" 2>/dev/null
-	else
-		: > "$WORK/hist"
-	fi
+	hist_each hist_read
 	# One record per run into results (the medians below), and the run's line on stdout.
 	PYTHONPATH=$REPO python3 - "$name" "$rc" "$WORK" <<'PY'
 import json, re, sys
@@ -118,23 +138,34 @@ for c in sorted(b0, key=lambda k: int(k[3:])):
     tot = max(1, busy + idle)
     busy_all += busy; tot_all += tot
     cpus.append({"cpu": c, "busy": 100.0 * busy / tot, "softirq": 100.0 * sirq / tot})
-tasklets = {}
-for line in open(work + "/hist"):
-    t = re.search(r"func:\s*\[\w+\]\s*(\S+).*hitcount:\s*(\d+)", line)
-    if t:
-        tasklets[t.group(1)] = tasklets.get(t.group(1), 0) + int(t.group(2))
+# a hist line: { func: [ffffffffc0a1b2c0] rxe_do_task [rdma_rxe]   } hitcount:  123
+HIST_LINE = re.compile(r"\{\s*\w+:\s*\[[0-9a-f]+\]\s*(\S+)(?:\s+\[(\w+)\])?\s*\}\s*hitcount:\s*(\d+)")
+def per_io(kind):   # {MODULE:FUNCTION: runs per I/O} of those run >= 0.01 per I/O; None: not counted
+    try:
+        lines = open("%s/hist.%s" % (work, kind)).readlines()
+    except OSError:
+        return None
+    counts = {}
+    for line in lines:
+        h = HIST_LINE.search(line)
+        if h:
+            key = "%s:%s" % (h.group(2) or "kernel", h.group(1))
+            counts[key] = counts.get(key, 0) + int(h.group(3))
+    return {k: v / ios for k, v in counts.items() if v / ios >= 0.01}
 r = {"name": name, "iops": m["iops"], "ctx_per_io": m["ctx"] / ios,
      "busy": 100.0 * busy_all / max(1, tot_all), "cpus": cpus,
      "tasklet_softirqs_per_io": (sum(t1) - sum(t0)) / ios,
-     "tasklets_per_io": {k: v / ios for k, v in tasklets.items()} or None,
+     "tasklets_per_io": per_io("tasklets"), "work_per_io": per_io("work"),
      "error": None if rc == 0 and not m["error"] else "fio exited %d, job error %d" % (rc, m["error"])}
 record(r)
-tl = r["tasklets_per_io"]
-print("%-14s iops %8.0f  ctx/io %.2f  busy %3.0f%%  %s  TASKLET softirqs/io %.2f  tasklets/io %s%s" % (
+def callbacks(d):
+    if d is None:
+        return "n/a"
+    return " ".join("%s %.2f" % kv for kv in sorted(d.items(), key=lambda kv: -kv[1])) or "none"
+print("%-14s iops %8.0f  ctx/io %.2f  busy %3.0f%%  %s  TASKLET softirqs/io %.2f  tasklets/io %s  work/io %s%s" % (
     name, r["iops"], r["ctx_per_io"], r["busy"],
     " | ".join("%s %3.0f%% (si %2.0f%%)" % (c["cpu"], c["busy"], c["softirq"]) for c in cpus),
-    r["tasklet_softirqs_per_io"],
-    " ".join("%s %.2f" % kv for kv in sorted(tl.items())) if tl else "n/a",
+    r["tasklet_softirqs_per_io"], callbacks(r["tasklets_per_io"]), callbacks(r["work_per_io"]),
     "  ERROR: " + r["error"] if r["error"] else ""))
 PY
 }
@@ -161,12 +192,13 @@ kiops = med([r["iops"] for r in good.get("kernel", [])])
 for n in names:
     g = good[n]
     iops = med([r["iops"] for r in g])
-    print("%-14s iops %8.0f (%.2fx)  busy %3.0f%%  idlest CPU %3.0f%%  TASKLET softirqs/io %.2f  tasklets/io %s  failed %d" % (
+    def total(kind):   # median of the listed callbacks' sum; n/a where not counted
+        xs = [sum(r[kind].values()) for r in g if r.get(kind) is not None]
+        return "%.2f" % med(xs) if xs else "n/a"
+    print("%-14s iops %8.0f (%.2fx)  busy %3.0f%%  idlest CPU %3.0f%%  TASKLET softirqs/io %.2f  tasklets/io %s  work/io %s  failed %d" % (
         n, iops, iops / kiops if kiops == kiops and kiops else float("nan"),
         med([r["busy"] for r in g]), med([min(c["busy"] for c in r["cpus"]) for r in g]),
-        med([r["tasklet_softirqs_per_io"] for r in g]),
-        "%.2f" % med([sum(r["tasklets_per_io"].values()) for r in g if r["tasklets_per_io"]])
-        if any(r["tasklets_per_io"] for r in g) else "n/a",
-        sum(1 for r in runs if r["name"] == n) - len(g)))
+        med([r["tasklet_softirqs_per_io"] for r in g]), total("tasklets_per_io"),
+        total("work_per_io"), sum(1 for r in runs if r["name"] == n) - len(g)))
 PY
 rm -rf "$WORK"

@@ -8,6 +8,7 @@
 #   4. a boot that cannot finish within --boot-timeout returns 125 "guest never booted"
 #   5. a usage error returns 2 without booting
 #   6. SIGTERM during boot: exit 143 and no qemu left behind
+#   7. a kernel panic while booting: booted again up to TESTBED_BOOT_TRIES, then 125
 # Four short boots (~20 s each here).  Exit 0 PASS, 1 FAIL.
 set -uo pipefail
 SELF=$(readlink -f "$0")
@@ -115,6 +116,16 @@ wait "$tbpid"
 rc=$?
 check "6: exit code 143 (got $rc)" [ $rc = 143 ]
 check "6: no qemu left" no_qemu_left
+
+section "7. a guest kernel that panics while booting is booted again (TESTBED_FAULT=boot-panic)"
+TESTBED_FAULT=boot-panic TESTBED_BOOT_TRIES=2 tb "$RUNS/7.log" -- true
+rc=$?
+check "7: exit code 125 (got $rc)" [ $rc = 125 ]
+check "7: the second boot said, with the first one's log" \
+	grep -qE 'booting again \(try 2 of 2; .*/console\.boot1\.log\)' "$RUNS/7.log"
+check "7: no third boot" [ "$(grep -c 'booting again' "$RUNS/7.log")" = 1 ]
+check "7: message 'guest never booted'" has "$RUNS/7.log" "testbed: guest never booted"
+check "7: no qemu left" no_qemu_left
 
 secs=$(($(date +%s) - start))
 if [ $fails = 0 ]; then
