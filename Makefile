@@ -110,15 +110,19 @@ asan: $(ASAN_BINS)
 integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so $(STANDIN)
 	@tests/run-tests.sh integration $(sort $(wildcard tests/integration/*.sh))
 
+# The summary names the guest kernel(s) the testbed booted (each boot appends its version to
+# TESTBED_KERNEL_LOG), also when a step failed; the steps stop at the first that fails.
 check: deps
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/check-summary
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/check-summary $(BUILD)/check-kernels
 	@$(MAKE) --no-print-directory all
-	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory unit
-	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory asan
-	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory fuzz-replay
-	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory integration
-	@CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary $(MAKE) --no-print-directory compat
-	@awk '{p+=$$2; f+=$$3; s+=$$4} END {printf "check: %d passed, %d failed, %d skipped\n", p, f, s}' $(BUILD)/check-summary
+	@export CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary TESTBED_KERNEL_LOG=$(CURDIR)/$(BUILD)/check-kernels; \
+	  rc=0; for step in unit asan fuzz-replay integration compat; do \
+	    $(MAKE) --no-print-directory $$step || { rc=1; break; }; done; \
+	  if [ -s $(BUILD)/check-kernels ]; then \
+	    sort $(BUILD)/check-kernels | uniq -c | awk '{printf "%s%s (%d boots)", n++ ? ", " : "check: testbed guest kernel ", $$2, $$1} END {print ""}'; \
+	  else echo "check: no testbed guest booted"; fi; \
+	  awk '{p+=$$2; f+=$$3; s+=$$4} END {printf "check: %d passed, %d failed, %d skipped\n", p, f, s}' $(BUILD)/check-summary; \
+	  exit $$rc
 
 demo: deps
 	@$(MAKE) --no-print-directory $(ENGINE)
