@@ -66,6 +66,23 @@ no_source() {
 	say "without apt: make deps FIO_SRC=/path/to/fio-source (a $fio_ver tree) or make deps FIO_TARBALL=/path/to/${fio_ver}.tar.gz"
 	exit 1
 }
+# The engine shares struct layouts with the running fio: features that add fields or union
+# members must match what the installed fio links against. A fio built from source before
+# libnuma-dev or librdmacm-dev was installed links neither: its tree is configured without
+# them too. linkage sets fio_libs (ldd of the installed fio) and conf_flags.
+fio_libs="" conf_flags=""
+linkage() {
+	local bin pair lib
+	bin=$(command -v fio)
+	fio_libs=$(ldd "$bin" 2>&1) || {   # captured: grep -q on a pipe trips pipefail
+		say "cannot tell which libraries $bin links (ldd: ${fio_libs##*$'\n'}): give FIO_SRC= the configured tree that fio was built from"
+		exit 1; }
+	conf_flags="--disable-native --prefix=/usr"
+	for pair in libnuma:--disable-numa librdmacm:--disable-rdma; do
+		lib=${pair%%:*}
+		grep -q "$lib\.so" <<<"$fio_libs" || conf_flags="$conf_flags ${pair#*:}"
+	done
+}
 tree_version() { sed -n 's/^FIO_VERSION = //p' "$1/FIO-VERSION-FILE" 2>/dev/null || true; }
 
 [ -z "$GIVEN_SRC" ] || [ -z "$TARBALL" ] || { say "give FIO_SRC or FIO_TARBALL, not both"; exit 1; }
@@ -79,7 +96,7 @@ fi
 # the installed fio, move it to DEST with ORIGIN in DEST/.ready and point $CACHE/fio-src at it.
 # LABEL names the source in messages.
 prepare() {
-	local src=$1 dest=$2 origin=$3 label=$4 src_ver fio_libs pair lib def linked defined
+	local src=$1 dest=$2 origin=$3 label=$4 src_ver pair lib def linked defined flag
 	if [ ! -x "$src/configure" ] || [ ! -f "$src/FIO-VERSION-GEN" ]; then
 		no_source "$label: not a fio source tree (no configure and FIO-VERSION-GEN)"
 	fi
@@ -87,19 +104,29 @@ prepare() {
 	src_ver=$(tree_version "$src")
 	[ "$src_ver" = "$fio_ver" ] ||
 		no_source "the fio source ($label) reports '${src_ver:-no version}' but the installed fio is '$fio_ver'"
-	say "configuring $src_ver (config-host.h)"
-	(cd "$src" && ./configure --disable-native --prefix=/usr > configure.out 2>&1) || {
+	[ -n "$fio_libs" ] || linkage
+	for flag in $conf_flags; do
+		case $flag in
+		--disable-numa) say "the installed fio links no libnuma: configuring with $flag to match it";;
+		--disable-rdma) say "the installed fio links no librdmacm: configuring with $flag to match it";;
+		esac
+	done
+	say "configuring $src_ver (config-host.h: ./configure $conf_flags)"
+	# shellcheck disable=SC2086  # a list of flags
+	(cd "$src" && ./configure $conf_flags > configure.out 2>&1) || {
 		tail -20 "$src/configure.out"; say "fio ./configure failed ($label)"; exit 1; }
-	# The engine shares struct layouts with the running fio: features that add fields or union
-	# members must match what the installed fio links against.
-	fio_libs=$(ldd "$(command -v fio)")   # captured: grep -q on a pipe trips pipefail
 	for pair in libaio:CONFIG_LIBAIO libnuma:CONFIG_LIBNUMA librdmacm:CONFIG_RDMA; do
 		lib=${pair%%:*} def=${pair#*:}
 		linked=0; grep -q "$lib\.so" <<<"$fio_libs" && linked=1
 		defined=0; grep -q "^#define $def\$" "$src/config-host.h" && defined=1
-		if [ "$linked" != "$defined" ]; then
-			say "config-host.h $def=$defined but the installed fio links $lib=$linked: layouts would differ ($label)"; exit 1
+		[ "$linked" = "$defined" ] && continue
+		say "config-host.h $def=$defined but the installed fio $(command -v fio) links $lib=$linked: layouts would differ ($label)"
+		if [ "$linked" = 1 ]; then
+			say "way out: install $lib-dev (fio's ./configure did not find $lib) and run make deps again, or give FIO_SRC= the configured tree that fio was built from"
+		else
+			say "way out: give FIO_SRC= the configured tree that fio was built from, or rebuild that fio now that $lib-dev is installed (its ./configure then finds $lib) and run make deps again"
 		fi
+		exit 1
 	done
 	rm -rf "$dest"; mv "$src" "$dest"; echo "$origin" > "$dest/.ready"
 	ln -sfn "${dest##*/}" "$CACHE/fio-src"
@@ -123,6 +150,10 @@ if [ -n "$GIVEN_SRC$TARBALL" ]; then
 			origin="$origin commit $head"
 		fi
 	fi
+	# a tree prepared for a fio that linked other libraries is prepared again
+	linkage
+	origin="$origin
+configure $conf_flags"
 	tree="$CACHE/$(tr -c 'A-Za-z0-9._+\n-' _ <<<"$fio_ver")-upstream"
 	if [ -f "$tree/.ready" ] && [ "$(cat "$tree/.ready")" = "$origin" ]; then
 		[ "$CHECK_ONLY" = 1 ] || ln -sfn "${tree##*/}" "$CACHE/fio-src"

@@ -10,7 +10,8 @@
 #     refused naming both ways out, a tarball and an unconfigured tree are prepared in the cache
 #     (the given tree is not touched) and reused on a re-run, a configured tree is used as is,
 #     apt without fio's source names both ways out, and `make deps engine` builds against the
-#     prepared copy.
+#     prepared copy; the tree is configured to match the libraries the installed fio links
+#     (stand-in fio binaries), and refused naming the way out where it cannot be.
 # Exit 0 pass, 1 fail, 77 skip.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 DEBSRC=$REPO/scripts/debsrc.sh
@@ -526,6 +527,48 @@ after: $(ls -A "$C")"
 	fi
 	out=$(deps FIO_SRC="$F/$fio_ver" FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
 	if [ $rc != 0 ] && grep -q 'not both' <<<"$out"; then ok "FIO_SRC and FIO_TARBALL together: refused"; else bad "FIO_SRC and FIO_TARBALL together (rc=$rc)" "$out"; fi
+
+	# A fio built from source before some -dev packages were installed (a stand-in binary on
+	# PATH that reports $fio_ver and links only what it is built with): the tree is configured
+	# to match it where fio's configure can (--disable-numa, --disable-rdma), refused naming
+	# the way out where it cannot (libaio), and prepared again for a fio that links otherwise.
+	mkfio() {   # mkfio DIR [LIBS]: DIR/fio, a dynamic executable linking LIBS
+		mkdir -p "$1"
+		printf '#include <stdio.h>\nint main(void) { puts("%s"); return 0; }\n' "$fio_ver" > "$1/fio.c"
+		gcc -o "$1/fio" "$1/fio.c" -Wl,--no-as-needed ${2:-}
+	}
+	if mkfio "$T/fio-aio" -laio && mkfio "$T/fio-plain"; then
+		C=$T/cache-linkage
+		up=$C/$fio_ver-upstream
+		out=$(deps PATH="$T/fio-aio:$PATH" FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
+		if [ $rc = 0 ] && grep -q 'links no libnuma: configuring with --disable-numa' <<<"$out" &&
+			grep -q 'links no librdmacm: configuring with --disable-rdma' <<<"$out" &&
+			grep -q '^#define CONFIG_LIBAIO$' "$up/config-host.h" &&
+			! grep -qE '^#define (CONFIG_LIBNUMA|CONFIG_RDMA)$' "$up/config-host.h" &&
+			grep -qx 'configure --disable-native --prefix=/usr --disable-numa --disable-rdma' "$up/.ready"; then
+			ok "a fio linking libaio only: tree configured --disable-numa --disable-rdma to match"
+		else
+			bad "a fio linking libaio only: configured to match (rc=$rc)" "$out"
+		fi
+		out=$(deps FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
+		if [ $rc = 0 ] && grep -q "configuring $fio_ver" <<<"$out" &&
+			grep -q '^#define CONFIG_LIBNUMA$' "$up/config-host.h"; then
+			ok "the installed fio links otherwise: the cached tree is prepared again (CONFIG_LIBNUMA)"
+		else
+			bad "the installed fio links otherwise: prepared again (rc=$rc)" "$out"
+		fi
+		C=$T/cache-plain
+		out=$(deps PATH="$T/fio-plain:$PATH" FIO_TARBALL="$F/$fio_ver.tar.gz"); rc=$?
+		if [ $rc != 0 ] && grep -q "config-host.h CONFIG_LIBAIO=1 but the installed fio $T/fio-plain/fio links libaio=0: layouts would differ" <<<"$out" &&
+			grep -q 'way out: give FIO_SRC= the configured tree that fio was built from, or rebuild that fio' <<<"$out" &&
+			[ ! -e "$C/fio-src" ] && ! compgen -G "$C/*-upstream" >/dev/null; then
+			ok "a fio linking no libaio: refused, the way out named, nothing cached"
+		else
+			bad "a fio linking no libaio: refused naming the way out (rc=$rc)" "$out"
+		fi
+	else
+		bad "stand-in fio binaries" "gcc could not build them (libaio-dev?)"
+	fi
 
 	# No tree and apt cannot help: a fio built from git (PATH shim), and (as root) a mirror
 	# without fio's source package (an apt-get shim failing `source`; deb-src already present
