@@ -70,22 +70,21 @@ HISTS=("tasklets:$T/events/irq/tasklet_entry/trigger:hist:keys=func.sym:sort=hit
 # A trigger is set once and cleared before each run: setting or removing one patches the
 # kernel's code on every CPU, and under TCG the guest has hung in this script's write to the
 # trigger (a soft lockup, the other vCPU no longer taking interrupts) when it did so per run.
-hist_each() {   # hist_each FUNCTION: FUNCTION NAME FILE KEYS for each trigger this kernel has
+hist_each() {   # hist_each FUNCTION: FUNCTION NAME FILE KEYS for each trigger
 	local h name file keys
 	for h in "${HISTS[@]}"; do
 		name=${h%%:*} h=${h#*:}; file=${h%%:*} keys=${h#*:}
-		[ -w "$file" ] && "$1" "$name" "$file" "$keys"
+		"$1" "$name" "$file" "$keys"
 	done
 }
-hist_set()   { echo "$3" > "$2"; }
-hist_unset() { echo "!$3" > "$2" 2>/dev/null; }
+# hist_missing says which trigger file this kernel lacks; the others then do nothing for it
+hist_missing() { [ -w "$2" ] || echo "(no ${2#"$T"/events/} here: $1 by callback are not counted)"; }
+hist_set()   { [ ! -w "$2" ] || echo "$3" > "$2"; }
+hist_unset() { [ ! -w "$2" ] || echo "!$3" > "$2" 2>/dev/null; }
 # appended: opening a trigger file with O_TRUNC (">") removes its triggers
-hist_clear() { echo "$3:clear" >> "$2"; }
-hist_read()  { cat "${2%trigger}hist" > "$WORK/hist.$1" 2>/dev/null; }
-for h in "${HISTS[@]}"; do
-	name=${h%%:*} h=${h#*:}; file=${h%%:*}
-	[ -w "$file" ] || echo "(no ${file#"$T"/events/} here: $name by callback are not counted)"
-done
+hist_clear() { [ ! -w "$2" ] || echo "$3:clear" >> "$2"; }
+hist_read()  { [ ! -w "$2" ] || cat "${2%trigger}hist" > "$WORK/hist.$1" 2>/dev/null; }
+hist_each hist_missing
 hist_each hist_set
 trap 'hist_each hist_unset' EXIT
 
