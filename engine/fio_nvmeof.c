@@ -258,7 +258,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	int rc;
 
 	if (!td->o.nr_files || !td->files || !td->files[0]) {
-		nvmeof_err("nvmeof: job %s has no file\n", td->o.name);
+		nvmeof_job_err(td, "the job has no file\n");
 		return 1;
 	}
 	/* With create_serialize=0, fio runs setup after init: resolve files here then. */
@@ -292,7 +292,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 		ld->hybrid_us = o->poll_us;
 	rc = nvmf_lane_connect(&ld->lane, &lo, err, sizeof(err));
 	if (rc) {
-		nvmeof_err("nvmeof: %s\n", err);
+		nvmeof_job_err(td, "%s\n", err);
 		td_verror(td, -rc, "nvmeof connect");
 		goto fail;
 	}
@@ -321,13 +321,13 @@ static int fio_nvmeof_init(struct thread_data *td)
 			parts = nvmf_io_cmds_for_bytes(max_bs, &nf->lim);
 	}
 	if (td_trim(td) && !(in->oncs & NVME_ID_CTRL_ONCS_DSM)) {
-		nvmeof_err("nvmeof: the controller does not support Dataset Management (ONCS 0x%04x): "
+		nvmeof_job_err(td, "the controller does not support Dataset Management (ONCS 0x%04x): "
 			"trims are not possible\n", in->oncs);
 		td_verror(td, EOPNOTSUPP, "nvmeof init");
 		goto fail;
 	}
 	if (parts > ld->qs[0]->max_inflight) {
-		nvmeof_err("nvmeof: bs %llu needs %u commands (MDTS %u bytes) but the I/O queue holds "
+		nvmeof_job_err(td, "bs %llu needs %u commands (MDTS %u bytes) but the I/O queue holds "
 			"%u: lower bs\n", max_bs, parts, in->mdts_bytes, ld->qs[0]->max_inflight);
 		td_verror(td, EINVAL, "nvmeof init");
 		goto fail;

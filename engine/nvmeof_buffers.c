@@ -51,7 +51,7 @@ int nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b)
 		rc = nvmeof_cuda_device_pick(o->cuda_device, td->thread_number ?
 					     td->thread_number - 1 : 0, &dev, err, sizeof(err));
 		if (rc) {
-			nvmeof_err("nvmeof: %s\n", err);
+			nvmeof_job_err(td, "%s\n", err);
 			return rc;
 		}
 		mo.cuda_device = dev;

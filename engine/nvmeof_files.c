@@ -56,12 +56,12 @@ void nvmeof_files_free(struct thread_data *td)
 
 /* A value given both in a transport-ID filename and as an option must agree: which one wins
  * would otherwise be a silent guess about where the job writes. */
-static int nvmeof_trid_agrees(const struct fio_file *f, const char *key, const char *in_id,
-			      const char *name, const char *opt)
+static int nvmeof_trid_agrees(const struct thread_data *td, const struct fio_file *f,
+			      const char *key, const char *in_id, const char *name, const char *opt)
 {
 	if (!*in_id || !opt || !*opt || !strcmp(in_id, opt))
 		return 0;
-	nvmeof_err("nvmeof: filename '%s' says %s=%s but %s=%s: give it once, or the same in "
+	nvmeof_job_err(td, "filename '%s' says %s=%s but %s=%s: give it once, or the same in "
 		   "both\n", f->file_name, key, in_id, name, opt);
 	return -EINVAL;
 }
@@ -95,7 +95,7 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 	nf->adrfam = AF_UNSPEC;
 	if (rc < 0) {
 		/* fio splits filename at every unescaped ':', NQNs included. */
-		nvmeof_err("nvmeof: filename '%s': %s%s\n", f->file_name, err, td->o.nr_files > 1 ?
+		nvmeof_job_err(td, "filename '%s': %s%s\n", f->file_name, err, td->o.nr_files > 1 ?
 			   " (fio cuts filename at ':': write '\\:' inside a transport ID)" : "");
 		return rc;
 	}
@@ -104,13 +104,13 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 			snprintf(nsbuf, sizeof(nsbuf), "%u", t.nsid);
 		if (o->nsid)
 			snprintf(onsbuf, sizeof(onsbuf), "%u", o->nsid);
-		if (nvmeof_trid_agrees(f, "traddr", t.traddr, "traddr", o->traddr) ||
-		    nvmeof_trid_agrees(f, "trsvcid", t.trsvcid, "trsvcid", o->trsvcid) ||
-		    nvmeof_trid_agrees(f, "subnqn", t.subnqn, "subnqn", o->subnqn) ||
-		    nvmeof_trid_agrees(f, "ns", nsbuf, "nsid", onsbuf))
+		if (nvmeof_trid_agrees(td, f, "traddr", t.traddr, "traddr", o->traddr) ||
+		    nvmeof_trid_agrees(td, f, "trsvcid", t.trsvcid, "trsvcid", o->trsvcid) ||
+		    nvmeof_trid_agrees(td, f, "subnqn", t.subnqn, "subnqn", o->subnqn) ||
+		    nvmeof_trid_agrees(td, f, "ns", nsbuf, "nsid", onsbuf))
 			return -EINVAL;
 		if (t.adrfam != AF_UNSPEC && oaf != AF_UNSPEC && t.adrfam != oaf) {
-			nvmeof_err("nvmeof: filename '%s' says adrfam=%s but adrfam=%s: give it once, "
+			nvmeof_job_err(td, "filename '%s' says adrfam=%s but adrfam=%s: give it once, "
 				   "or the same in both\n", f->file_name,
 				   t.adrfam == AF_INET ? "IPv4" : "IPv6", oaf == AF_INET ? "ipv4" : "ipv6");
 			return -EINVAL;
@@ -125,31 +125,31 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam : oaf;
 	nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid ? o->nsid : 1;
 	if (!nf->traddr[0]) {
-		nvmeof_err("nvmeof: traddr is required (set traddr= or a transport ID as filename)\n");
+		nvmeof_job_err(td, "traddr is required (set traddr= or a transport ID as filename)\n");
 		return -EINVAL;
 	}
 	if (!nf->subnqn[0]) {
-		nvmeof_err("nvmeof: subnqn is required (set subnqn= or a transport ID as filename)\n");
+		nvmeof_job_err(td, "subnqn is required (set subnqn= or a transport ID as filename)\n");
 		return -EINVAL;
 	}
 	/* nf->subnqn would hold a cut one: measure what was given. */
 	if (strlen(rc && t.subnqn[0] ? t.subnqn : o->subnqn) > NVMF_NQN_MAX) {
-		nvmeof_err("nvmeof: subnqn is %zu characters long: an NQN has at most %d\n",
+		nvmeof_job_err(td, "subnqn is %zu characters long: an NQN has at most %d\n",
 			   strlen(rc && t.subnqn[0] ? t.subnqn : o->subnqn), NVMF_NQN_MAX);
 		return -EINVAL;
 	}
 	if (!nvmeof_port_ok(nf->trsvcid)) {
-		nvmeof_err("nvmeof: trsvcid '%s' is not a port number (1..65535)\n", nf->trsvcid);
+		nvmeof_job_err(td, "trsvcid '%s' is not a port number (1..65535)\n", nf->trsvcid);
 		return -EINVAL;
 	}
 	/* A literal address of the other family: say so, not getaddrinfo's "Address family for
 	 * hostname not supported". */
 	if (nf->adrfam == AF_INET6 && inet_pton(AF_INET, nf->traddr, addr) == 1) {
-		nvmeof_err("nvmeof: traddr '%s' is an IPv4 address but adrfam is ipv6\n", nf->traddr);
+		nvmeof_job_err(td, "traddr '%s' is an IPv4 address but adrfam is ipv6\n", nf->traddr);
 		return -EINVAL;
 	}
 	if (nf->adrfam == AF_INET && inet_pton(AF_INET6, nf->traddr, addr) == 1) {
-		nvmeof_err("nvmeof: traddr '%s' is an IPv6 address but adrfam is ipv4\n", nf->traddr);
+		nvmeof_job_err(td, "traddr '%s' is an IPv6 address but adrfam is ipv4\n", nf->traddr);
 		return -EINVAL;
 	}
 	return 0;
@@ -166,7 +166,7 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	rc = nvmf_host_identity(o->hostnqn, o->hostid, "/etc/nvme", "/etc/machine-id", hostnqn,
 				nqnlen, lo->hostid, err, sizeof(err));
 	if (rc) {
-		nvmeof_err("nvmeof: %s\n", err);
+		nvmeof_job_err(td, "%s\n", err);
 		return rc;
 	}
 	lo->traddr = nf->traddr;
@@ -293,12 +293,12 @@ static int nvmeof_probe(struct thread_data *td)
 			got += (size_t)n;
 		}
 		if (got != sizeof(r)) {
-			nvmeof_err("nvmeof: the namespace probe process ended early\n");
+			nvmeof_job_err(td, "the namespace probe process ended early\n");
 			rc = -EIO;
 			break;
 		}
 		if (r.rc) {
-			nvmeof_err("nvmeof: %s\n", r.err);
+			nvmeof_job_err(td, "%s\n", r.err);
 			rc = r.rc;
 			break;
 		}
@@ -339,9 +339,9 @@ int fio_nvmeof_setup(struct thread_data *td)
 		if (!first) {
 			first = nf;
 		} else if (!nvmeof_same_subsystem(first, nf)) {
-			nvmeof_err("nvmeof: job %s names two subsystems (%s at %s:%s and %s at %s:%s): "
+			nvmeof_job_err(td, "names two subsystems (%s at %s:%s and %s at %s:%s): "
 				"one job is one controller connection; use one job per subsystem\n",
-				td->o.name, first->subnqn, first->traddr, first->trsvcid, nf->subnqn,
+				first->subnqn, first->traddr, first->trsvcid, nf->subnqn,
 				nf->traddr, nf->trsvcid);
 			rc = -EINVAL;
 			break;
@@ -371,7 +371,7 @@ int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
 	uint32_t lba = nf->ns.lba_size;
 
 	if (nf->ns.ms) {
-		nvmeof_err("nvmeof: namespace %u has %u bytes of metadata per block: not supported\n",
+		nvmeof_job_err(td, "namespace %u has %u bytes of metadata per block: not supported\n",
 			nf->ns.nsid, nf->ns.ms);
 		return -EOPNOTSUPP;
 	}
@@ -385,32 +385,32 @@ int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
 		 * the entry. */
 		for (unsigned j = 0; j < o->bssplit_nr[d]; j++) {
 			if (o->bssplit[d][j].bs % lba) {
-				nvmeof_err("nvmeof: bssplit size %llu (%s) is not a multiple of namespace "
+				nvmeof_job_err(td, "bssplit size %llu (%s) is not a multiple of namespace "
 					"%u's LBA size %u\n", (unsigned long long)o->bssplit[d][j].bs,
 					io_ddir_name(d), nf->ns.nsid, lba);
 				return -EINVAL;
 			}
 		}
 		if (o->min_bs[d] % lba || o->max_bs[d] % lba) {
-			nvmeof_err("nvmeof: bs %llu..%llu (%s) is not a multiple of namespace %u's LBA "
+			nvmeof_job_err(td, "bs %llu..%llu (%s) is not a multiple of namespace %u's LBA "
 				"size %u\n", (unsigned long long)o->min_bs[d],
 				(unsigned long long)o->max_bs[d], io_ddir_name(d), nf->ns.nsid, lba);
 			return -EINVAL;
 		}
 		if (o->ba[d] % lba) {
-			nvmeof_err("nvmeof: blockalign %llu is not a multiple of namespace %u's LBA size %u\n",
+			nvmeof_job_err(td, "blockalign %llu is not a multiple of namespace %u's LBA size %u\n",
 				(unsigned long long)o->ba[d], nf->ns.nsid, lba);
 			return -EINVAL;
 		}
 	}
 	if (o->start_offset >= nf->ns.nsze * lba) {
-		nvmeof_err("nvmeof: offset %llu is past the end of namespace %u (%llu bytes)\n",
+		nvmeof_job_err(td, "offset %llu is past the end of namespace %u (%llu bytes)\n",
 			(unsigned long long)o->start_offset, nf->ns.nsid,
 			(unsigned long long)(nf->ns.nsze * lba));
 		return -EINVAL;
 	}
 	if (o->start_offset % lba) {
-		nvmeof_err("nvmeof: offset %llu is not a multiple of namespace %u's LBA size %u\n",
+		nvmeof_job_err(td, "offset %llu is not a multiple of namespace %u's LBA size %u\n",
 			(unsigned long long)o->start_offset, nf->ns.nsid, lba);
 		return -EINVAL;
 	}
@@ -428,7 +428,7 @@ int nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in)
 
 	if (td->o.iodepth <= limit)
 		return 0;
-	nvmeof_err("nvmeof: iodepth %u is more than the controller takes on one I/O queue: at most "
+	nvmeof_job_err(td, "iodepth %u is more than the controller takes on one I/O queue: at most "
 		   "%u (CAP.MQES+1 = %u entries, MAXCMD %u); lower iodepth, or use numjobs for more "
 		   "lanes\n", td->o.iodepth, limit, entries, in->maxcmd);
 	return -EINVAL;

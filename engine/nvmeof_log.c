@@ -75,3 +75,14 @@ void nvmeof_info(const char *fmt, ...)
 	nvmeof_vlog(0, fmt, ap);
 	va_end(ap);
 }
+
+void nvmeof_job_err(const struct thread_data *td, const char *fmt, ...)
+{
+	char msg[960];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	nvmeof_err("nvmeof: %s: %s", td->o.name, msg);
+}

@@ -12,5 +12,10 @@
 
 void nvmeof_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nvmeof_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error of one job: "nvmeof: JOB: ..." like every other line a job prints, so that a run
+ * of many jobs says which one failed. */
+struct thread_data;
+void nvmeof_job_err(const struct thread_data *td, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

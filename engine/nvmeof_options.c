@@ -127,7 +127,7 @@ int nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom)
 
 	if ((rc = nvmeof_io_queues_parse(o->io_queues ? o->io_queues : "1", n, autom, err,
 					 sizeof(err)))) {
-		nvmeof_err("nvmeof: %s\n", err);
+		nvmeof_job_err(td, "%s\n", err);
 		td_verror(td, -rc, "nvmeof io_queues");
 		return rc;
 	}

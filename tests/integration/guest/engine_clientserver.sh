@@ -127,7 +127,7 @@ if mode in ("ok", "fio-own"):
 elif mode == "error":                      # the engine's error line reached the client
     if rc == 0:
         fail("client exited 0")
-    errs = [l for l in lines if re.match(r"^<[^>]*> nvmeof: namespace 9 ", l)]
+    errs = [l for l in lines if re.match(r"^<[^>]*> nvmeof: [^ ]+: namespace 9 ", l)]
     if len(errs) != len(args):
         fail("%d engine error line(s) in the client's stdout, expected %d: %r"
              % (len(errs), len(args), lines))

@@ -81,7 +81,7 @@ done
 fio --output-format=json --ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN --nsid=9 \
 	--name=o --rw=read --bs=4k --size=64k >"$WORK/err.out" 2>"$WORK/err.stderr"
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/err.out" 2>/dev/null &&
-   grep -q '^nvmeof: namespace 9 ' "$WORK/err.stderr"; then
+   grep -qE '^nvmeof: [^ ]+: namespace 9 ' "$WORK/err.stderr"; then
 	ok "json-stdout-failed-job (JSON parses; error on stderr: $(grep -m1 '^nvmeof:' "$WORK/err.stderr"))"
 else
 	bad "json-stdout-failed-job" "stdout is not JSON or the error line is not on stderr"

@@ -102,7 +102,7 @@ expect_fail io_queues-word 'nvmeof: io_queues=many: give 1\.\.64' $NVMEOF --name
 QM=$CFG/subsystems/$NQN2/attr_qid_max
 if [ -w "$QM" ] && old=$(cat "$QM") && echo 2 > "$QM" 2>/dev/null; then
 	N2="--ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN2"
-	expect_fail grants-fewer 'nvmeof: io_queues=4: the controller grants 2 I/O queue\(s\) \(Set Features Number of Queues\)' \
+	expect_fail grants-fewer 'nvmeof: g: io_queues=4: the controller grants 2 I/O queue\(s\) \(Set Features Number of Queues\)' \
 		$N2 --name=g --io_queues=4 --rw=read --bs=4k --size=1m
 	run_fio grants-fewer-auto rw $N2 --name=ga --io_queues=auto --rw=randwrite --bs=4k --size=8m \
 		--iodepth=8 $V
