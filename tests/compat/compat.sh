@@ -74,33 +74,37 @@ prepare_upstream() {
 	mv "$work/fio-$v" "$tree" && rm -rf "$work" && touch "$tree/.ready"
 }
 
-# build_engine LABEL V TREE: build/compat/fio-V/libfio_nvmeof.so against TREE.
+# build_engine LABEL V TREE [KEY]: build/compat/KEY/libfio_nvmeof.so against TREE (KEY:
+# fio-V; the engine's own tree has its own, as it may be the same version as an upstream one
+# with another layout, Debian 13's 3.39).
 built=""
 build_engine() {
-	local label=$1 v=$2 tree=$3 t=$(date +%s) log=$OUTB/logs/build-fio-$2.log
-	if make -C "$REPO" --no-print-directory BUILD="build/compat/fio-$v" FIO_SRC="$tree" CI=true \
+	local label=$1 v=$2 tree=$3 key=${4:-fio-$2} t=$(date +%s) log=$OUTB/logs/build-${4:-fio-$2}.log
+	if make -C "$REPO" --no-print-directory BUILD="build/compat/$key" FIO_SRC="$tree" CI=true \
 		CFLAGS="$ENG_CFLAGS" engine >"$log" 2>&1; then
 		ok "build engine against $label ($(secs "$t"))"
-		built="$built $v"
+		built="$built $key"
 	else
 		bad "build engine against $label (-Werror; log $log):"
 		grep -E ': (error|warning|fatal error): ' "$log" | head -8 | sed 's/^/    | /'
 	fi
 }
-is_built() { case " $built " in *" $1 "*) return 0;; esac; return 1; }
-engine_for() { echo "$OUTB/fio-$1/libfio_nvmeof.so"; }
+is_built() { case " $built " in *" $1 "*) return 0;; esac; return 1; }   # is_built KEY
+engine_for() { echo "$OUTB/$1/libfio_nvmeof.so"; }                          # engine_for KEY
 
 # ---------------------------------------------------------------- 1. engines for every fio
-base_tree=$CACHE/fio-src
+# the tree the engine is built against: FIO_SRC from make (a configured tree given, or what
+# make deps prepared), else the cache's
+base_tree=${FIO_SRC:-$CACHE/fio-src}
 base_v=""
 if [ -f "$base_tree/config-host.h" ]; then
 	[ -f "$base_tree/FIO-VERSION-FILE" ] || (cd "$base_tree" && ./FIO-VERSION-GEN >/dev/null 2>&1)
 	base_v=$(tree_version "$base_tree"); base_v=${base_v#fio-}
 fi
 if [ -n "$base_v" ]; then
-	build_engine "fio-$base_v (distribution source, $base_tree)" "$base_v" "$(readlink -f "$base_tree")"
+	build_engine "fio-$base_v (the engine's own fio source, $base_tree)" "$base_v" "$(readlink -f "$base_tree")" base
 else
-	skp "build engine against the distribution's fio: no configured source at $base_tree (run 'make deps')"
+	skp "build engine against the engine's own fio source: no configured source at $base_tree (run 'make deps')"
 fi
 
 ready=""
@@ -164,10 +168,10 @@ refused_re() {
 
 if [ -z "$new_fio" ]; then
 	skp "load checks under the newest fio: no fio binary built"
-elif ! is_built "$new_v"; then
+elif ! is_built "fio-$new_v"; then
 	skp "load checks under fio-$new_v: the engine for fio-$new_v did not build"
 else
-	eng=$(engine_for "$new_v")
+	eng=$(engine_for "fio-$new_v")
 	help=$("$new_fio" --enghelp="$eng" 2>&1); rc=$?
 	missing=""
 	for o in $OPTS; do
@@ -179,9 +183,9 @@ else
 		bad "fio-$new_v --enghelp lists the engine's options (rc=$rc, missing:${missing:- none}):"
 		sed 's/^/    | /' <<<"$help" | head -8
 	fi
-	if [ -n "$base_v" ] && is_built "$base_v" && [ "$base_v" != "$new_v" ]; then
+	if [ -n "$base_v" ] && is_built base && [ "$base_v" != "$new_v" ]; then
 		refused "fio-$new_v refuses the engine built for fio-$base_v" "$new_fio" \
-			"$(engine_for "$base_v")" "fio-$base_v" "fio-$new_v"
+			"$(engine_for base)" "fio-$base_v" "fio-$new_v"
 	else
 		skp "fio-$new_v refuses an engine built for another fio: no other engine built"
 	fi
@@ -214,13 +218,13 @@ else
 fi
 
 # ---------------------------------------------------------------- 3. the testbed
-if [ -z "$new_fio" ] || ! is_built "$new_v"; then
+if [ -z "$new_fio" ] || ! is_built "fio-$new_v"; then
 	skp "testbed jobs under the newest fio: no fio binary or engine for it"
 else
 	t=$(date +%s) log=$OUTB/logs/testbed.log out=$OUTB/testbed-out
 	rm -rf "$out"; mkdir -p "$out"
 	"$REPO/tests/testbed/testbed.sh" --ns-mb 64 --boot-timeout 420 --cmd-timeout 300 --out "$out" \
-		-- "$REPO/tests/compat/guest_compat.sh" "$new_fio" "$(engine_for "$new_v")" "fio-$new_v" \
+		-- "$REPO/tests/compat/guest_compat.sh" "$new_fio" "$(engine_for "fio-$new_v")" "fio-$new_v" \
 		>"$log" 2>&1
 	rc=$?
 	res=$out/results
