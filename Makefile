@@ -46,7 +46,7 @@ FIO_BUILT_FOR = $(shell sed -n 's/^FIO_VERSION = //p' $(FIO_VERSION_FILE) 2>/dev
 ENG_CFLAGS = -isystem $(FIO_SRC) -include $(FIO_SRC)/config-host.h \
              -DFIO_NVMEOF_BUILT_FOR='"$(FIO_BUILT_FOR)"' -fvisibility=hidden -Ilib
 
-.PHONY: all deps check unit asan integration demo bench clean lib engine tests
+.PHONY: all deps spdk spdk-if-source check unit asan integration demo bench clean lib engine tests
 all: $(ENGINE) tests
 
 lib: $(BUILD)/libnvmf.a
@@ -55,6 +55,14 @@ tests: $(UNIT_BINS)
 
 deps:
 	@FIO_NVMEOF_CACHE='$(CACHE)' FIO_SRC='$(FIO_SRC_GIVEN)' FIO_TARBALL='$(FIO_TARBALL)' scripts/deps.sh
+
+# SPDK's nvmf_tgt and fio plugin (scripts/spdk.sh): from SPDK_DIR=tree or SPDK_TARBALL=file, else
+# the newest tarball in ../shared/spdk-sources; built against this fio tree, cached in $(CACHE)/spdk.
+spdk: deps
+	@FIO_NVMEOF_CACHE='$(CACHE)' FIO_SRC='$(FIO_SRC)' scripts/spdk.sh
+# make check: built where a source is given or found, else the SPDK suites skip (saying why)
+spdk-if-source:
+	@FIO_NVMEOF_CACHE='$(CACHE)' FIO_SRC='$(FIO_SRC)' scripts/spdk.sh --if-source
 
 $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
@@ -116,7 +124,7 @@ check: deps
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/check-summary $(BUILD)/check-kernels
 	@$(MAKE) --no-print-directory all
 	@export CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary TESTBED_KERNEL_LOG=$(CURDIR)/$(BUILD)/check-kernels; \
-	  rc=0; for step in unit asan fuzz-replay integration compat; do \
+	  rc=0; for step in unit asan fuzz-replay spdk-if-source integration compat; do \
 	    $(MAKE) --no-print-directory $$step || { rc=1; break; }; done; \
 	  if [ -s $(BUILD)/check-kernels ]; then \
 	    sort $(BUILD)/check-kernels | uniq -c | awk '{printf "%s%s (%d boots)", n++ ? ", " : "check: testbed guest kernel ", $$2, $$1} END {print ""}'; \
@@ -149,7 +157,7 @@ COMPAT_VERSIONS ?= 3.36 3.39 3.42
 .PHONY: compat
 compat:
 	@FIO_SOURCES_DIR="$(FIO_SOURCES_DIR)" COMPAT_VERSIONS="$(COMPAT_VERSIONS)" \
-	  FIO_NVMEOF_CACHE="$(CACHE)" tests/compat/compat.sh
+	  FIO_NVMEOF_CACHE="$(CACHE)" FIO_SRC="$(FIO_SRC)" tests/compat/compat.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -53,6 +53,9 @@ TARGET_IP=10.99.0.1
 TARGET_PORT=4420
 NQN=nqn.2026-12.io.fio-nvmeof:testbed
 NQN2=nqn.2026-12.io.fio-nvmeof:testbed2
+SPDK_PORT=4421                     # SPDK's nvmf_tgt (--spdk), same address
+SPDK_NQN=nqn.2016-06.io.spdk:cnode1
+SPDK_NQN2=nqn.2016-06.io.spdk:cnode2
 NETDEV=tbnet0
 RDMA_DEV=rxe0
 CFG=/sys/kernel/config/nvmet
@@ -203,6 +206,12 @@ setup() {
 			{ echo "unexpected LBA sizes: ns1 $lbs4 (want 4096), ns2 $lbs512 (want 512)"; false; }
 	fi
 
+	if [ -n "${SPDK_BUILD:-}" ]; then
+		step "SPDK nvmf_tgt on $TARGET_IP:$SPDK_PORT ($SPDK_NQN)"
+		TARGET_IP=$TARGET_IP SPDK_PORT=$SPDK_PORT SPDK_NQN=$SPDK_NQN SPDK_NQN2=$SPDK_NQN2 NS_MB=$NS_MB \
+			SPDK_BUILD=$SPDK_BUILD "$TESTBED_REPO/tests/testbed/bin/spdk-target" start
+	fi
+
 	step "environment for the command"
 	{
 		printf 'export %s=%q\n' TESTBED 1 TESTBED_OUT "$TESTBED_OUT" TESTBED_BACKING "$TB_BACKING" \
@@ -211,6 +220,10 @@ setup() {
 			TESTBED_NETDEV "$NETDEV" INLINE_DATA_SIZE "$INLINE_DATA_SIZE"
 		if [ "$TB_CONNECT" = 1 ]; then
 			printf 'export %s=%q\n' NVME_DEV "$NVME_DEV" NVME_DEV_512 "$NVME_DEV_512"
+		fi
+		if [ -n "${SPDK_BUILD:-}" ]; then
+			printf 'export %s=%q\n' SPDK_BUILD "$SPDK_BUILD" SPDK_PORT "$SPDK_PORT" \
+				SPDK_NQN "$SPDK_NQN" SPDK_NQN2 "$SPDK_NQN2" SPDK_PLUGIN "$SPDK_BUILD/fio/spdk_nvme"
 		fi
 	} > "$TB/guest.env"
 	cat "$TB/guest.env"
@@ -234,7 +247,7 @@ status "t_ready=$(uptime_s)"
 . "$TB/guest.env"
 export PATH=$TESTBED_REPO/tests/testbed/bin:$PATH
 glog "TESTBED_TARGET_READY $NQN + $NQN2 on rdma $TARGET_IP:$TARGET_PORT ($RDMA_DEV, $TB_BACKING," \
-	"inline $INLINE_DATA_SIZE)${NVME_DEV:+ connected: $NVME_DEV $NVME_DEV_512}"
+	"inline $INLINE_DATA_SIZE)${NVME_DEV:+ connected: $NVME_DEV $NVME_DEV_512}${SPDK_BUILD:+; SPDK $SPDK_NQN on port $SPDK_PORT}"
 
 # ------------------------------------------------------------------ the command
 # Never outlive the host's qemu deadline: keep 30 s for shutdown, reporting and slack.

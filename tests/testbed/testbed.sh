@@ -18,6 +18,8 @@
 #   --smp N                guest vCPUs (default 2)                         [TESTBED_SMP]
 #   --out DIR              use DIR (created, kept) as TESTBED_OUT          [TESTBED_OUT_DIR]
 #   --keep                 keep the run directory even on success          [TESTBED_KEEP=1]
+#   --spdk                 also SPDK's nvmf_tgt (make spdk) on port 4421, beside the kernel
+#                          target; exports SPDK_BUILD, SPDK_PORT, SPDK_NQN  [TESTBED_SPDK=1]
 #   (a guest kernel that panics before it is up is booted again, up to 3 boots [TESTBED_BOOT_TRIES])
 # exit status: the command's, or 124 command timed out, 125 guest never booted / stopped
 #   reporting, 126 target setup failed, 123 host prerequisites missing or guest kernel not
@@ -40,6 +42,7 @@ MEM=${TESTBED_MEM:-2048}
 SMP=${TESTBED_SMP:-2}
 OUT=${TESTBED_OUT_DIR:-}
 KEEP=${TESTBED_KEEP:-0}
+SPDK=${TESTBED_SPDK:-0}
 BOOT_TRIES=${TESTBED_BOOT_TRIES:-3}
 RUNS=${TESTBED_RUNS:-$REPO/build/testbed}               # parent of the per-run directories
 CACHE=${FIO_NVMEOF_CACHE:-$REPO/.cache}/testbed         # kernel + initramfs, kept across runs
@@ -73,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--smp) SMP=$val;;
 	--out) OUT=$val;;
 	--keep) KEEP=1;;
+	--spdk) SPDK=1;;
 	-h|--help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$SELF"; exit 0;;
 	--) shift; break;;
 	-*) usage_error "unknown option $1";;
@@ -85,6 +89,7 @@ done
 case $BACKING in null|file) ;; *) usage_error "--backing must be null or file, not '$BACKING'";; esac
 case $CONNECT in 0|1) ;; *) usage_error "TESTBED_CONNECT must be 0 or 1";; esac
 case $KEEP in 0|1) ;; *) usage_error "TESTBED_KEEP must be 0 or 1";; esac
+case $SPDK in 0|1) ;; *) usage_error "TESTBED_SPDK must be 0 or 1";; esac
 [ "$INLINE" = default ] && INLINE=
 [ -z "$INLINE" ] || is_uint "$INLINE" || usage_error "--inline-data-size must be a number >= 0"
 for v in NS_MB BOOT_TIMEOUT MEM SMP BOOT_TRIES; do
@@ -125,6 +130,11 @@ ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 || missing="$missing l
 if [ -n "$missing" ]; then
 	say "missing host tools:$missing - 'make deps' installs them"
 	exit $EX_PREREQ
+fi
+SPDK_BUILD=''
+if [ "$SPDK" = 1 ]; then
+	SPDK_BUILD=$(FIO_NVMEOF_CACHE=${CACHE%/testbed} "$REPO/scripts/spdk.sh" --where 2>&1) ||
+		{ say "--spdk: ${SPDK_BUILD#spdk: }"; exit $EX_PREREQ; }
 fi
 export PATH=$PATH:/usr/sbin:/sbin
 
@@ -232,7 +242,7 @@ cp "$TBDIR/guest-init.sh" "$RUN/guest-init.sh"
 	printf '%s=%q\n' KV "$KV" MODDIR "$KDIR/root/lib/modules/$KV" TESTBED_REPO "$REPO" \
 		TESTBED_OUT "$OUT" HOST_PWD "$ORIG_PWD" TB_CONNECT "$CONNECT" TB_BACKING "$BACKING" \
 		TB_INLINE "$INLINE" NS_MB "$NS_MB" CMD_TIMEOUT "$CMD_TIMEOUT" \
-		BOOT_TIMEOUT "$BOOT_TIMEOUT" TB_FAULT "${TESTBED_FAULT:-}"
+		BOOT_TIMEOUT "$BOOT_TIMEOUT" TB_FAULT "${TESTBED_FAULT:-}" SPDK_BUILD "$SPDK_BUILD"
 } > "$RUN/env"
 {
 	echo '#!/bin/bash'
