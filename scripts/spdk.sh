@@ -65,8 +65,9 @@ else
 	origin="tarball $(basename "$SRC") sha256 $(sha256sum < "$SRC" | cut -d' ' -f1)"
 fi
 
-# ---- what the build needs: Debian's DPDK, and the libraries SPDK's configure looks for
-PKGS="gcc make pkg-config python3 patch libdpdk-dev libibverbs-dev librdmacm-dev uuid-dev
+# ---- what the build needs: Debian's DPDK, the libraries SPDK's configure looks for, and g++
+# (SPDK links its shared libraries with the C++ driver)
+PKGS="gcc g++ make pkg-config python3 patch libdpdk-dev libibverbs-dev librdmacm-dev uuid-dev
       libssl-dev libaio-dev libnuma-dev libncurses-dev"
 missing=$(for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"

@@ -36,6 +36,7 @@ run_fio() {
 		ok "$name ($why)"
 	else
 		bad "$name" "$why"
+		show_log "$WORK/$name.log" 10
 	fi
 }
 
