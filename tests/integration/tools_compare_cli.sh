@@ -45,7 +45,8 @@ printf '# reads only\nrw=randread bs=4k qd=1\n\nrw=read bs=1m qd=8 jobs=4 name=s
 accept real-reads-only 'seq1m: rw=read bs=1m iodepth=8 numjobs=4' "${REAL[@]}" --matrix "$WORK/ro.m"
 refuse real-no-nsid 'needs --traddr, --subnqn and --nsid' --traddr 192.0.2.1 --subnqn nqn.x
 refuse unknown-initiator "unknown initiator 'kernel-sync'" --initiators engine-poll,kernel-sync --quick
-refuse spdk-without-plugin 'spdk needs --spdk-plugin' --initiators spdk --quick
+# (an empty cache: no plugin built by make spdk to find)
+FIO_NVMEOF_CACHE=$WORK/no-cache refuse spdk-without-plugin "spdk needs SPDK's fio plugin: make spdk, or --spdk-plugin" --initiators spdk --quick
 refuse missing-matrix 'nosuch.m: cannot read' --matrix "$WORK/nosuch.m"
 
 # bad matrix files: LINE-CONTENT  EXPECTED-MESSAGE (the bad line is always line 2)

@@ -206,6 +206,13 @@ setup() {
 			{ echo "unexpected LBA sizes: ns1 $lbs4 (want 4096), ns2 $lbs512 (want 512)"; false; }
 	fi
 
+	if [ "${TB_HUGE_MB:-0}" -gt 0 ]; then
+		step "hugepages: $TB_HUGE_MB MiB in 2 MiB pages at /dev/hugepages"
+		echo $(( (TB_HUGE_MB + 1) / 2 )) > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+		[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" -ge $(( (TB_HUGE_MB + 1) / 2 )) ]
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages
+	fi
 	if [ -n "${SPDK_BUILD:-}" ]; then
 		step "SPDK nvmf_tgt on $TARGET_IP:$SPDK_PORT ($SPDK_NQN)"
 		TARGET_IP=$TARGET_IP SPDK_PORT=$SPDK_PORT SPDK_NQN=$SPDK_NQN SPDK_NQN2=$SPDK_NQN2 NS_MB=$NS_MB \

@@ -18,6 +18,8 @@
 #   --smp N                guest vCPUs (default 2)                         [TESTBED_SMP]
 #   --out DIR              use DIR (created, kept) as TESTBED_OUT          [TESTBED_OUT_DIR]
 #   --keep                 keep the run directory even on success          [TESTBED_KEEP=1]
+#   --hugepages MiB        2 MiB hugepages in the guest, hugetlbfs at /dev/hugepages (SPDK's
+#                          fio plugin needs them; --spdk sets up its own)  [TESTBED_HUGEPAGES]
 #   --spdk                 also SPDK's nvmf_tgt (make spdk) on port 4421, beside the kernel
 #                          target; exports SPDK_BUILD, SPDK_PORT, SPDK_NQN  [TESTBED_SPDK=1]
 #   (a guest kernel that panics before it is up is booted again, up to 3 boots [TESTBED_BOOT_TRIES])
@@ -43,6 +45,7 @@ SMP=${TESTBED_SMP:-2}
 OUT=${TESTBED_OUT_DIR:-}
 KEEP=${TESTBED_KEEP:-0}
 SPDK=${TESTBED_SPDK:-0}
+HUGE_MB=${TESTBED_HUGEPAGES:-0}
 BOOT_TRIES=${TESTBED_BOOT_TRIES:-3}
 RUNS=${TESTBED_RUNS:-$REPO/build/testbed}               # parent of the per-run directories
 CACHE=${FIO_NVMEOF_CACHE:-$REPO/.cache}/testbed         # kernel + initramfs, kept across runs
@@ -58,7 +61,7 @@ while [ $# -gt 0 ]; do
 	opt=$1 val='' has_val=0
 	case $opt in --*=*) val=${opt#*=}; opt=${opt%%=*}; has_val=1;; esac
 	case $opt in
-	--backing|--inline-data-size|--ns-mb|--boot-timeout|--cmd-timeout|--mem|--smp|--out)
+	--backing|--inline-data-size|--ns-mb|--boot-timeout|--cmd-timeout|--mem|--smp|--out|--hugepages)
 		if [ $has_val = 0 ]; then
 			[ $# -ge 2 ] || usage_error "$opt needs a value"
 			val=$2; shift
@@ -77,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$val;;
 	--keep) KEEP=1;;
 	--spdk) SPDK=1;;
+	--hugepages) HUGE_MB=$val;;
 	-h|--help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$SELF"; exit 0;;
 	--) shift; break;;
 	-*) usage_error "unknown option $1";;
@@ -90,6 +94,7 @@ case $BACKING in null|file) ;; *) usage_error "--backing must be null or file, n
 case $CONNECT in 0|1) ;; *) usage_error "TESTBED_CONNECT must be 0 or 1";; esac
 case $KEEP in 0|1) ;; *) usage_error "TESTBED_KEEP must be 0 or 1";; esac
 case $SPDK in 0|1) ;; *) usage_error "TESTBED_SPDK must be 0 or 1";; esac
+is_uint "$HUGE_MB" || usage_error "--hugepages must be a number of MiB, not '$HUGE_MB'"
 [ "$INLINE" = default ] && INLINE=
 [ -z "$INLINE" ] || is_uint "$INLINE" || usage_error "--inline-data-size must be a number >= 0"
 for v in NS_MB BOOT_TIMEOUT MEM SMP BOOT_TRIES; do
@@ -100,6 +105,7 @@ if [ -z "$CMD_TIMEOUT" ]; then
 fi
 is_uint "$CMD_TIMEOUT" && [ "$CMD_TIMEOUT" -gt 0 ] || usage_error "--cmd-timeout must be a positive number"
 [ "$MEM" -ge 512 ] || usage_error "--mem must be at least 512 (MiB)"
+[ "$HUGE_MB" -le $((MEM / 2)) ] || usage_error "--hugepages $HUGE_MB is more than half of --mem $MEM"
 
 # ------------------------------------------------------------------ host prerequisites
 # The harness installs nothing: `make deps` (scripts/deps.sh) does.
@@ -242,7 +248,8 @@ cp "$TBDIR/guest-init.sh" "$RUN/guest-init.sh"
 	printf '%s=%q\n' KV "$KV" MODDIR "$KDIR/root/lib/modules/$KV" TESTBED_REPO "$REPO" \
 		TESTBED_OUT "$OUT" HOST_PWD "$ORIG_PWD" TB_CONNECT "$CONNECT" TB_BACKING "$BACKING" \
 		TB_INLINE "$INLINE" NS_MB "$NS_MB" CMD_TIMEOUT "$CMD_TIMEOUT" \
-		BOOT_TIMEOUT "$BOOT_TIMEOUT" TB_FAULT "${TESTBED_FAULT:-}" SPDK_BUILD "$SPDK_BUILD"
+		BOOT_TIMEOUT "$BOOT_TIMEOUT" TB_FAULT "${TESTBED_FAULT:-}" SPDK_BUILD "$SPDK_BUILD" \
+		TB_HUGE_MB "$HUGE_MB"
 } > "$RUN/env"
 {
 	echo '#!/bin/bash'

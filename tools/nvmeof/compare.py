@@ -39,7 +39,8 @@ def parser():
     g.add_argument("--bench", action="store_true", help="issue #9's matrix (make bench)")
     g.add_argument("--quick", action="store_true", help="tiny matrix: 4k randread QD1 and QD8")
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="the engine .so")
-    p.add_argument("--spdk-plugin", help="SPDK's fio plugin (build/fio/spdk_nvme): adds the spdk initiator")
+    p.add_argument("--spdk-plugin", help="SPDK's fio plugin (spdk_nvme): adds the spdk initiator; "
+                   "default: the one `make spdk` built, where it did")
     p.add_argument("--fio", default="fio", help="fio binary (fio on PATH)")
     p.add_argument("--fio-slack", type=int, default=60,
                    help="seconds a fio may take beyond --runtime before it is killed (60)")
@@ -82,7 +83,7 @@ def resolve_initiators(spec, io_queues, spdk):
         if w.endswith("-qauto") and not io_queues:
             die("initiator %s needs the engine's io_queues option, which %s lacks" % (w, "this engine"))
         if w == "spdk" and not spdk:
-            die("initiator spdk needs --spdk-plugin=/path/to/spdk_nvme")
+            die("initiator spdk needs SPDK's fio plugin: make spdk, or --spdk-plugin=/path/to/spdk_nvme")
         out += [x for x in add if x not in out]
     if not out:
         die("--initiators names no initiator")
@@ -173,8 +174,10 @@ def run_testbed(a, plan, out, argv):
     cmd_timeout = nruns * (a.runtime + a.fio_slack) + 2 * a.fio_slack + 660   # + connect, probe, prefill
     boot_timeout = cmd_timeout + 240
     ns_mb = max(256, -(-cm.bs_bytes(a.size) // 2 ** 20))        # the namespaces hold --size
+    # SPDK's plugin wants 2 MiB hugepages (its own memory), taken from a larger guest
+    spdk = ["--hugepages", "1024", "--mem", "3072"] if "spdk" in plan["variants"] else []
     cmd = [tb, "--out", out, "--smp", str(a.testbed_smp), "--ns-mb", str(ns_mb), "--cmd-timeout", str(cmd_timeout),
-           "--boot-timeout", str(boot_timeout), "--",
+           "--boot-timeout", str(boot_timeout)] + spdk + ["--",
            sys.executable, os.path.join(REPO, "tools", "nvmeof-compare"), "--in-testbed"] + forward_args(argv)
     logp = os.path.join(out, "testbed.log")
     print("%s: %d runs of %d s (%d rows x %d initiators x %d repeats) in the testbed; worst case %d s; "
@@ -212,6 +215,17 @@ def report(out):
     return 1 if nbad else 0
 
 
+def built_spdk_plugin():
+    """The fio plugin `make spdk` built (scripts/spdk.sh --where), or None."""
+    try:
+        r = subprocess.run([os.path.join(REPO, "scripts", "spdk.sh"), "--where"], capture_output=True,
+                           text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    plugin = os.path.join(r.stdout.strip(), "fio", "spdk_nvme")
+    return plugin if r.returncode == 0 and os.path.isfile(plugin) else None
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parser().parse_args(argv)
@@ -219,6 +233,8 @@ def main(argv=None):
     a.engine = os.path.abspath(a.engine)
     if a.spdk_plugin:
         a.spdk_plugin = os.path.abspath(a.spdk_plugin)
+    elif not a.report_only:
+        a.spdk_plugin = built_spdk_plugin()
     if "/" in a.fio:
         a.fio = os.path.abspath(a.fio)
     if a.report_only:
