@@ -39,23 +39,15 @@ PKGS="gcc make pkg-config libc6-dev dpkg-dev python3 fio
       qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps valgrind dmsetup gnuplot-nox"
 
 say() { echo "deps: $*"; }
+# shellcheck source=common.sh
+. "$REPO/scripts/common.sh"
 
-missing=$(for p in $PKGS; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
-done | xargs echo)
-
+# shellcheck disable=SC2086  # a list of package names
+missing=$(apt_missing $PKGS)
 if [ -n "$missing" ]; then
 	if [ "$CHECK_ONLY" = 1 ]; then say "missing packages: $missing"; exit 1; fi
-	if [ "$(id -u)" != 0 ]; then
-		say "missing packages; as root run: apt-get update && apt-get install -y --no-install-recommends $missing"
-		exit 1
-	fi
-	say "installing: $missing"
-	apt-get update -qq
-	# shellcheck disable=SC2086  # a list of package names
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
-		> "${TMPDIR:-/tmp}/fio-nvmeof-apt.log" 2>&1 || {
-		tail -20 "${TMPDIR:-/tmp}/fio-nvmeof-apt.log"; say "apt-get install failed"; exit 1; }
+	# shellcheck disable=SC2086
+	apt_install "${TMPDIR:-/tmp}/fio-nvmeof-apt.log" $missing
 fi
 
 # ---- the fio source tree matching the installed fio
@@ -71,6 +63,7 @@ no_source() {
 # libnuma-dev or librdmacm-dev was installed links neither: its tree is configured without
 # them too. linkage sets fio_libs (ldd of the installed fio) and conf_flags.
 fio_libs="" conf_flags=""
+OPTIONAL_LIBS="libnuma:--disable-numa librdmacm:--disable-rdma"   # LIB:configure flag without it
 linkage() {
 	local bin pair lib
 	bin=$(command -v fio)
@@ -78,7 +71,7 @@ linkage() {
 		say "cannot tell which libraries $bin links (ldd: ${fio_libs##*$'\n'}): give FIO_SRC= the configured tree that fio was built from"
 		exit 1; }
 	conf_flags="--disable-native --prefix=/usr"
-	for pair in libnuma:--disable-numa librdmacm:--disable-rdma; do
+	for pair in $OPTIONAL_LIBS; do
 		lib=${pair%%:*}
 		grep -q "$lib\.so" <<<"$fio_libs" || conf_flags="$conf_flags ${pair#*:}"
 	done
@@ -105,10 +98,10 @@ prepare() {
 	[ "$src_ver" = "$fio_ver" ] ||
 		no_source "the fio source ($label) reports '${src_ver:-no version}' but the installed fio is '$fio_ver'"
 	[ -n "$fio_libs" ] || linkage
-	for flag in $conf_flags; do
-		case $flag in
-		--disable-numa) say "the installed fio links no libnuma: configuring with $flag to match it";;
-		--disable-rdma) say "the installed fio links no librdmacm: configuring with $flag to match it";;
+	for pair in $OPTIONAL_LIBS; do
+		flag=${pair#*:}
+		case " $conf_flags " in *" $flag "*)
+			say "the installed fio links no ${pair%%:*}: configuring with $flag to match it";;
 		esac
 	done
 	say "configuring $src_ver (config-host.h: ./configure $conf_flags)"
@@ -163,11 +156,7 @@ configure $conf_flags"
 	new_work
 	if [ -n "$TARBALL" ]; then
 		say "unpacking $TARBALL"
-		mkdir "$work/unpack"
-		tar -xf "$TARBALL" -C "$work/unpack" 2> "$work/tar.err" || {
-			head -5 "$work/tar.err"; say "FIO_TARBALL=$TARBALL: cannot unpack it"; exit 1; }
-		top=("$work/unpack"/*)   # a release tarball holds one fio-X/ directory
-		if [ ${#top[@]} = 1 ] && [ -d "${top[0]}" ]; then mv "${top[0]}" "$work/src"; else mv "$work/unpack" "$work/src"; fi
+		unpack_tarball "$TARBALL" "$work" || { say "FIO_TARBALL=$TARBALL: cannot unpack it"; exit 1; }
 	else
 		say "copying $GIVEN_SRC (the copy is configured, not your tree)"
 		mkdir "$work/src"

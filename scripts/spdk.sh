@@ -28,6 +28,8 @@ MODE=${1:-build}
 case $MODE in build|--where|--if-source) ;; *) echo "usage: $0 [--where|--if-source]" >&2; exit 2;; esac
 
 say() { echo "spdk: $*"; }
+# shellcheck source=common.sh
+. "$REPO/scripts/common.sh"
 LOG=""
 fail() {   # the build's log outlives its work directory
 	if [ -n "$LOG" ] && [ -f "$LOG" ]; then cp "$LOG" "$SPDK_CACHE/last-failed-build.log"; fi
@@ -69,18 +71,10 @@ fi
 # (SPDK links its shared libraries with the C++ driver)
 PKGS="gcc g++ make pkg-config python3 patch libdpdk-dev libibverbs-dev librdmacm-dev uuid-dev
       libssl-dev libaio-dev libnuma-dev libncurses-dev"
-missing=$(for p in $PKGS; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
-done | xargs echo)
-if [ -n "$missing" ]; then
-	[ "$(id -u)" = 0 ] || fail "missing packages; as root run: apt-get update && apt-get install -y --no-install-recommends $missing"
-	say "installing: $missing"
-	apt-get update -qq
-	# shellcheck disable=SC2086  # a list of package names
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
-		> "${TMPDIR:-/tmp}/fio-nvmeof-spdk-apt.log" 2>&1 || {
-		tail -20 "${TMPDIR:-/tmp}/fio-nvmeof-spdk-apt.log"; fail "apt-get install failed: $missing"; }
-fi
+# shellcheck disable=SC2086  # lists of package names
+missing=$(apt_missing $PKGS)
+# shellcheck disable=SC2086
+[ -z "$missing" ] || apt_install "${TMPDIR:-/tmp}/fio-nvmeof-spdk-apt.log" $missing
 dpdk_ver=$(pkg-config --modversion libdpdk 2>/dev/null) || fail "pkg-config finds no libdpdk (libdpdk-dev)"
 [ -f "$FIO_TREE/config-host.h" ] ||
 	fail "no configured fio source at $FIO_TREE for the fio plugin: run make deps first (or give FIO_SRC=)"
@@ -131,10 +125,7 @@ if [ -n "${SPDK_DIR:-}" ]; then
 		fail "copying SPDK_DIR=$SPDK_DIR failed"
 else
 	say "unpacking $SRC"
-	mkdir "$work/unpack"
-	tar -xzf "$SRC" -C "$work/unpack" || fail "SPDK_TARBALL=$SRC: cannot unpack it"
-	top=("$work/unpack"/*)
-	if [ ${#top[@]} = 1 ] && [ -d "${top[0]}" ]; then mv "${top[0]}" "$work/src"; else mv "$work/unpack" "$work/src"; fi
+	unpack_tarball "$SRC" "$work" || fail "SPDK_TARBALL=$SRC: cannot unpack it"
 	[ -f "$work/src/configure" ] || fail "SPDK_TARBALL=$SRC: no SPDK tree inside (no configure)"
 fi
 S=$work/src

@@ -208,10 +208,7 @@ setup() {
 
 	if [ "${TB_HUGE_MB:-0}" -gt 0 ]; then
 		step "hugepages: $TB_HUGE_MB MiB in 2 MiB pages at /dev/hugepages"
-		echo $(( (TB_HUGE_MB + 1) / 2 )) > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
-		[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" -ge $(( (TB_HUGE_MB + 1) / 2 )) ]
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs nodev /dev/hugepages
+		"$TESTBED_REPO/tests/testbed/bin/testbed-hugepages" "$TB_HUGE_MB"
 	fi
 	if [ -n "${SPDK_BUILD:-}" ]; then
 		step "SPDK nvmf_tgt on $TARGET_IP:$SPDK_PORT ($SPDK_NQN)"

@@ -9,7 +9,6 @@ CFG=/sys/kernel/config/nvmet
 PORT=$CFG/ports/1
 export DM_DISABLE_UDEV=1
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 dmesg_mark() { dmesg | wc -l; }
 dmesg_since() { dmesg | tail -n +"$(( $1 + 1 ))"; }
 

@@ -14,7 +14,6 @@ NSCFG=/sys/kernel/config/nvmet/subsystems/$NQN/namespaces/1
 DM=tbstall
 export DM_DISABLE_UDEV=1          # no udev in the guest: libdevmapper makes the nodes itself
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 modprobe dm_mod
 backing=$(cat "$NSCFG/device_path")

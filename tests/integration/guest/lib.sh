@@ -7,6 +7,7 @@ CHECK_JSON="python3 $REPO/tests/integration/fio_json_check.py"
 FIO_TIMEOUT=${FIO_TIMEOUT:-300}
 NVMEOF="--ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN"
 pass=0 fail=0
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # [Ns]: seconds since the suite started, so the slow checks show when the suite is trimmed
 ok()  { pass=$((pass + 1)); echo "PASS $1 [${SECONDS}s]"; }

@@ -3,7 +3,6 @@
 # blocks, ns 2 with 512 B blocks, malloc bdevs), and SPDK's fio plugin as a peer on both targets.
 # Every data job runs fio's verify; fio's JSON is parsed strictly (run_fio).
 . "$(dirname "$0")/lib.sh"
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 S="--ioengine=external:$ENG --traddr=$TARGET_IP --trsvcid=$SPDK_PORT --subnqn=$SPDK_NQN"
 # SPDK's second subsystem: an AIO namespace that outlives a restart, no Dataset Management
 S2="--ioengine=external:$ENG --traddr=$TARGET_IP --trsvcid=$SPDK_PORT --subnqn=$SPDK_NQN2"
@@ -93,17 +92,22 @@ with_plugin run_fio cross-plugin-verifies r --ioengine=spdk --thread=1 \
 	--verify=crc32c --verify_only=1 --verify_fatal=1
 
 # ---- faults -------------------------------------------------------------------------------
+# lanes_up NAME: wait (30 s at most) for the start line in fio NAME's log
+lanes_up() {
+	local i
+	for i in $(seq 300); do
+		grep -q "^nvmeof: [a-z0-9-]*: nqn" "$WORK/$1.log" && break
+		sleep 0.1
+	done
+}
 # bg NAME fio-args...: fio in the background until its lanes are up; sets PID
 bg() {
-	local name=$1 i
+	local name=$1
 	shift
 	timeout -k 5 "$FIO_TIMEOUT" fio "$@" --eta=never --output-format=json \
 		--output="$WORK/$name.json" >"$WORK/$name.log" 2>&1 &
 	PID=$!
-	for i in $(seq 300); do
-		grep -q "^nvmeof: [a-z0-9-]*: nqn" "$WORK/$name.log" && break
-		sleep 0.1
-	done
+	lanes_up "$name"
 }
 # SIGKILL of nvmf_tgt mid-run: fio ends within the bound, non-zero, saying why, nothing left
 bg kill-target $S --name=kt --rw=randrw --bs=16k --size=8m --offset_increment=8m --numjobs=2 \
@@ -139,7 +143,7 @@ fi
 fio $S --name=si --rw=randread --bs=4k --size=16m --iodepth=16 --time_based --runtime=120 --eta=never \
 	--output-format=json --output="$WORK/sigint.json" >"$WORK/sigint.log" 2>&1 &
 PID=$!
-for i in $(seq 300); do grep -q "^nvmeof: si: nqn" "$WORK/sigint.log" && break; sleep 0.1; done
+lanes_up sigint
 sleep 2
 kill -INT $PID; t0=$(now_ms)
 wait $PID; rc=$?; took=$(( $(now_ms) - t0 ))
