@@ -929,7 +929,7 @@ static int nvmeof_hand_out(struct thread_data *td, struct nvmeof_data *ld, unsig
 /* completion=hybrid spins within poll_us of the last completion or submission, but only while
  * completions come less than poll_us apart on average: where they come further apart (a slow
  * target, an emulated fabric, a deep queue's spacing) a spin cannot catch the next one and
- * would cost CPU for nothing (the testbed's poll_us sweep, README), so it sleeps at once. */
+ * would cost CPU for nothing (the testbed's poll_us sweep, docs/benchmarks.md), so it sleeps at once. */
 static int nvmeof_hybrid_spin(const struct nvmeof_data *ld)
 {
 	return ld->hybrid_us && ld->gap_us < ld->hybrid_us &&

@@ -22,7 +22,7 @@
 enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
 
 /* AUTO sends writes keyed above this io_depth with a software RDMA device and a local target,
- * measured in the testbed (README "In-capsule writes with Soft-RoCE and a local target"): for
+ * measured in the testbed (docs/benchmarks.md "In-capsule writes with Soft-RoCE and a local target"): for
  * one job, in-capsule was ahead at 2, level at 4 and behind from 8 on; with several jobs on the
  * host's CPUs, in-capsule was ahead at 8 and level at 32, so they keep the earlier line, 16. */
 #define NVMF_INLINE_LOCAL_MAX_DEPTH      4
@@ -31,7 +31,7 @@ enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
 /* The caller's default chain of held I/Os per post (its submit_batch), as a divisor of its
  * io_depth: a post is a doorbell write on a hardware NIC, so most of the depth stays at the
  * target; with a software RDMA device and a local target each post is a system call that also
- * runs the target's receive, so fewer, longer chains go faster (README "submit_batch"). */
+ * runs the target's receive, so fewer, longer chains go faster (docs/benchmarks.md "submit_batch"). */
 #define NVMF_SUBMIT_BATCH_DIV       8
 #define NVMF_SUBMIT_BATCH_DIV_LOCAL 2
 

@@ -534,7 +534,7 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	 * software RDMA device that is the work producing the next completions) and reap again:
 	 * each wake-up saved is a sleep, a channel read and a re-arm.  In one testbed boot this
 	 * took event mode from 0.63 to 0.24 context switches per I/O at QD128; in another it
-	 * showed no gain (README, Benchmark).  It costs one system call per sleep. */
+	 * showed no gain (docs/benchmarks.md).  It costs one system call per sleep. */
 	sched_yield();
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;

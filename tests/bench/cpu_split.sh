@@ -1,6 +1,6 @@
 #!/bin/bash
 # cpu_split.sh - where the guest's CPU goes, per CPU, under the kernel initiator and the engine
-# (README, Benchmark: "Four jobs writing: one CPU idles").  Boots the testbed (kernel initiator
+# (docs/benchmarks.md: "Four jobs writing: one CPU idles").  Boots the testbed (kernel initiator
 # connected), then runs ROUNDS rounds; each round runs the fio job once through the kernel
 # initiator (libaio on its namespace) and once per engine variant, alternating, so a noisy
 # neighbour hits every variant alike.  A measurement, never a test: it asserts nothing.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/cpu_split.sh (a measurement, README "Four jobs writing: one CPU idles"): its
+# tests/bench/cpu_split.sh (a measurement, docs/benchmarks.md "Four jobs writing: one CPU idles"): its
 # refusals on the host, then one short round in the testbed.  The round must print the kernel's
 # line and each variant's with every CPU's busy and softirq share and the deferred work
 # (tasklets, work items) by callback, and a variant whose fio fails must be reported as failed

@@ -1,7 +1,7 @@
 """tools/nvmeof-compare: one job matrix through every NVMe/RDMA initiator found (this engine,
 the kernel nvme-rdma initiator with libaio and io_uring, SPDK's fio plugin when named), against
 the testbed (default) or a real target; fio's JSON per run, report.md/report.json/plots.
-See README.md, "Comparing initiators"."""
+See docs/compare.md."""
 import argparse
 import os
 import shutil
@@ -35,7 +35,7 @@ def parser():
     p.add_argument("--runtime", type=int, default=10, help="seconds per run (10)")
     p.add_argument("--size", default="64m", help="region every job uses, from offset 0 (64m)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--matrix", help="matrix file (format in README / compare_matrix.py)")
+    g.add_argument("--matrix", help="matrix file (format in docs/compare.md / compare_matrix.py)")
     g.add_argument("--bench", action="store_true", help="issue #9's matrix (make bench)")
     g.add_argument("--quick", action="store_true", help="tiny matrix: 4k randread QD1 and QD8")
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="the engine .so")

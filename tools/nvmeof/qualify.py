@@ -3,7 +3,7 @@
 Precondition (sequential fill of twice the working set), the random workloads in rounds until
 steady state (SNIA PTS, see qualify_steady) or --rounds-max, 128 KiB sequential read and write,
 QD1 latency, a full verify pass; gates from a file; report.md and report.json in --out.
-Exit 0 PASS, 1 FAIL, 2 usage error.  See README "Qualifying storage"."""
+Exit 0 PASS, 1 FAIL, 2 usage error.  See docs/qualify.md."""
 import argparse
 import glob
 import json

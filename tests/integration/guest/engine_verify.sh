@@ -137,7 +137,7 @@ fi
 
 # inline_data=auto with a software RDMA device and the target on this host (the testbed):
 # writes go keyed in a job with iodepth above 4, in-capsule up to 4; when fio runs several jobs
-# (here numjobs=2, whose clones count) they stay in-capsule up to 16 (README "In-capsule writes
+# (here numjobs=2, whose clones count) they stay in-capsule up to 16 (docs/benchmarks.md "In-capsule writes
 # with Soft-RoCE and a local target"); inline_data=on keeps them in-capsule at any iodepth.
 # Every job verifies its data.
 for j in auto-qd8:8:1: auto-qd4:4:1: auto-qd16-j2:16:2: auto-qd32-j2:32:2: on-qd32:32:1:--inline_data=on; do
