@@ -7,13 +7,17 @@
 # and the data gnuplot drew them from) are checked.  Also: the repeats alternate the
 # initiators, and the kernel controller the tool connected was disconnected. Where make spdk
 # built SPDK's fio plugin, its rows are checked the same way (the tool finds the plugin; the
-# rows' CPU us/IO is not measured and must say so).
+# rows' CPU us/IO is not measured and must say so), and so are the columns against SPDK's
+# nvmf_tgt (engine-poll@spdk-tgt, spdk@spdk-tgt: run after every nvmet column, with nvmf_tgt
+# stopped until then, their ratios to SPDK's plugin on the same target).
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
 OUT=$(mktemp -d "$REPO/build/compare-test.XXXXXX") || exit 1
-VARS=engine-poll,kernel-libaio
-if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then VARS=$VARS,spdk; else echo "note: no SPDK built (make spdk): no spdk rows"; fi
+VARS=engine-poll,kernel-libaio COLS=engine-poll,kernel-libaio
+if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then
+	VARS=$VARS,spdk COLS=$COLS,spdk,engine-poll@spdk-tgt,spdk@spdk-tgt
+else echo "note: no SPDK built (make spdk): no spdk rows"; fi
 # The engine named by a path relative to the working directory, as a user types it.
 (cd "$REPO" && tools/nvmeof-compare --quick --initiators $VARS --runtime 2 --repeat 2 \
 	--size 16m --engine build/libfio_nvmeof.so --out "$OUT") > "$OUT/compare.out" 2>&1
@@ -24,7 +28,7 @@ case $rc in
 123) echo "SKIP: testbed prerequisites missing (see above)"; exit 77;;
 *) echo "FAIL: nvmeof-compare exited $rc (kept $OUT)"; exit 1;;
 esac
-python3 - "$OUT" "$(getconf CLK_TCK)" "$VARS" <<'PY' || { echo "FAIL (kept $OUT)"; exit 1; }
+python3 - "$OUT" "$(getconf CLK_TCK)" "$COLS" <<'PY' || { echo "FAIL (kept $OUT)"; exit 1; }
 import json, os, re, statistics, sys
 out, hz = sys.argv[1], int(sys.argv[2])
 ROWS = ["randread-4k-qd1-j1", "randread-4k-qd8-j1"]
@@ -57,7 +61,7 @@ def run_numbers(rid, v):
     for p in PCTS:
         n["lat_p%s_us" % p] = r["lat_ns"]["percentile"]["%f" % float(p)] / 1000.0
     ios = r["total_ios"] + j["write"]["total_ios"] + j["trim"]["total_ios"]
-    if v == "spdk":   # no exec hooks under the preloaded plugin: no CPU us/IO
+    if v.startswith("spdk"):   # no exec hooks under the preloaded plugin: no CPU us/IO
         check(not os.path.exists(os.path.join(out, "runs", rid + ".prerun")), "%s: a prerun file" % rid)
         n["cpu_us_per_io"] = None
     else:
@@ -94,10 +98,17 @@ for key, e in expect.items():
     for k, v in e.items():
         got = c["errors"] if k == "errors" else c["median"].get(k)
         check(close(got, v), "report.json %s %s: %r, fio JSON says %r" % (key, k, got, v))
-    b = expect[(key[0], "kernel-libaio")]
+    # ratios: to the kernel initiator on nvmet only; to SPDK's plugin on the same target
+    tgt = key[1].split("@")[1] if "@" in key[1] else None
+    b = None if tgt else expect[(key[0], "kernel-libaio")]
     for k in ("iops", "lat_p99_us", "cpu_us_per_io"):
-        want = None if e[k] is None else e[k] / b[k]
+        want = None if e[k] is None or b is None else e[k] / b[k]
         check(close(c["ratio"][k], want), "report.json %s ratio %s: %r, expected %r" % (key, k, c["ratio"][k], want))
+    s = expect.get((key[0], "spdk@" + tgt if tgt else "spdk"))
+    for k in ("iops", "lat_p99_us"):
+        want = s[k] and e[k] / s[k] if s else None
+        check(close(c["ratio_spdk"][k], want), "report.json %s spdk ratio %s: %r, expected %r" % (
+            key, k, c["ratio_spdk"][k], want))
 
 # report.md: the table row of every cell holds the same numbers, formatted as documented
 md = open(os.path.join(out, "report.md")).read()
@@ -121,8 +132,13 @@ for key, e in expect.items():
         check(r[col] == want, "report.md %s %s: %s, fio JSON says %s" % (key, col, r[col], want))
     check(r["errors"] == str(e["errors"]), "report.md %s errors %s" % (key, r["errors"]))
     check(r["runs ok"] == "2/2", "report.md %s runs ok %s" % (key, r["runs ok"]))
-    b = expect[(key[0], "kernel-libaio")]
-    check(r["IOPS ratio"] == "%.2f" % (e["iops"] / b["iops"]), "report.md %s IOPS ratio %s" % (key, r["IOPS ratio"]))
+    b = None if "@" in key[1] else expect[(key[0], "kernel-libaio")]
+    want = "%.2f" % (e["iops"] / b["iops"]) if b else "-"
+    check(r["IOPS ratio"] == want, "report.md %s IOPS ratio %s, expected %s" % (key, r["IOPS ratio"], want))
+    s = expect.get((key[0], "spdk@" + key[1].split("@")[1] if "@" in key[1] else "spdk"))
+    want = "%.2f" % (e["iops"] / s["iops"]) if s else "-"
+    check(r["IOPS ratio spdk"] == want, "report.md %s IOPS ratio spdk %s, expected %s" % (
+        key, r["IOPS ratio spdk"], want))
 
 # plots: SVG and PNG, non-empty, embedded/linked in report.md; the IOPS plot's data = the medians
 plots = ["lat-" + r for r in ROWS] + ["iops-qd-randread-4k-j1", "cpu-per-io"]
@@ -137,11 +153,18 @@ for line, row in zip(dat[1:], ROWS):
     for v, x in zip(VARS, line[1:]):
         check(close(float(x), expect[(row, v)]["iops"]), "iops plot %s %s: %s" % (row, v, x))
 
-# the repeats alternate the initiators (repeat 2 starts with the one repeat 1 ended with)
+# the repeats alternate the initiators (repeat 2 starts with the one repeat 1 ended with), target
+# by target: every nvmet column's run before the first of spdk-tgt
 order = [(r["row"], r["rep"], r["variant"]) for r in map(json.loads, open(os.path.join(out, "runs.jsonl")))]
+NV = [v for v in VARS if "@" not in v]
+SV = [v for v in VARS if "@" in v]
 for row in ROWS:
-    seq = [(rep, v) for rw, rep, v in order if rw == row]
-    check(seq == [(1, v) for v in VARS] + [(2, v) for v in VARS[1:] + VARS[:1]], "%s run order %s" % (row, seq))
+    for cols in (NV, SV):
+        seq = [(rep, v) for rw, rep, v in order if rw == row and v in cols]
+        want = [(1, v) for v in cols] + [(2, v) for v in cols[1:] + cols[:1]]
+        check(seq == want, "%s run order %s, expected %s" % (row, seq, want))
+check([v for _, _, v in order] == sorted([v for _, _, v in order], key=lambda v: "@" in v),
+      "a spdk-tgt run before an nvmet one: %s" % [v for _, _, v in order])
 
 # the kernel controller the tool connected was disconnected before the guest ended
 log = open(os.path.join(out, "compare.out")).read()
@@ -154,10 +177,22 @@ for row in ROWS:
         want = v.startswith("engine")
         check(("\nstop_grace=10000\n" in jf) == want,
               "%s.%s.r1.fio: stop_grace=10000 %s" % (row, v, "missing" if want else "in a kernel job"))
+        port = "4421" if "@spdk-tgt" in v else "4420"
+        if not v.startswith("kernel"):
+            check(re.search(r"\btrsvcid=%s\b" % port, jf), "%s.%s.r1.fio: not to port %s" % (row, v, port))
 N = len(ROWS) * len(VARS) * 2
 check(re.search(r"compare: \[%d/%d\] .* elapsed \d+:\d\d, ~\d+:\d\d left" % (N, N), log), "no progress line [%d/%d]" % (N, N))
 if "spdk" in VARS:
     check("Their CPU us/IO is not measured" in md, "report.md does not say why the spdk rows have no CPU us/IO")
+if SV:
+    check("The @spdk-tgt columns ran against SPDK's nvmf_tgt" in md, "report.md does not explain @spdk-tgt")
+    check(rep["targets"]["spdk-tgt"]["trsvcid"] == "4421", "report.json targets %r" % rep.get("targets"))
+    tl = open(os.path.join(out, "spdk-target.log")).read()
+    check("NVMe/RDMA Target Listening on" in tl and "port 4421" in tl, "spdk-target.log has no listening line")
+    first_run = log.index("compare: [1/")
+    check(0 <= log.find("SPDK's nvmf_tgt stopped while nvmet runs") < first_run,
+          "nvmf_tgt was not stopped before the nvmet runs")
+    check(os.path.exists(os.path.join(out, "runs", "prefill@spdk-tgt.json")), "no prefill of spdk-tgt's namespace")
 
 for f in fails:
     print("FAIL " + f)

@@ -48,6 +48,24 @@ refuse unknown-initiator "unknown initiator 'kernel-sync'" --initiators engine-p
 # (an empty cache: no plugin built by make spdk to find)
 FIO_NVMEOF_CACHE=$WORK/no-cache refuse spdk-without-plugin "spdk needs SPDK's fio plugin: make spdk, or --spdk-plugin" --initiators spdk --quick
 refuse missing-matrix 'nosuch.m: cannot read' --matrix "$WORK/nosuch.m"
+# --targets: the testbed's two targets only, each with an initiator that runs against it
+refuse targets-unknown ": --targets: unknown target 'spdk' \(known: nvmet, spdk-tgt\)" --quick --targets nvmet,spdk
+refuse targets-real ': --targets chooses among the testbed.s targets' "${REAL[@]}" --quick --targets nvmet
+FIO_NVMEOF_CACHE=$WORK/no-cache refuse targets-no-spdk ": --targets spdk-tgt needs SPDK's nvmf_tgt: make spdk" \
+	--quick --targets spdk-tgt --initiators engine-poll
+FIO_NVMEOF_CACHE=$WORK/no-cache accept targets-default-no-spdk 'initiators \(engine-poll,kernel-libaio\) .*target testbed \(nvmet\)$' \
+	--quick --initiators engine-poll,kernel-libaio
+if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then
+	refuse targets-kernel-only ': --targets spdk-tgt: none of the initiators runs against it' \
+		--quick --targets spdk-tgt --initiators kernel-libaio
+	accept targets-chosen 'initiators \(engine-poll,engine-event,kernel-libaio,spdk,engine-poll@spdk-tgt,engine-event@spdk-tgt,spdk@spdk-tgt\) .*target testbed \(nvmet,spdk-tgt\)$' \
+		--quick --initiators engine-poll,engine-event,kernel-libaio,spdk --targets nvmet,spdk-tgt
+	accept targets-default '\(.*,spdk,engine-poll@spdk-tgt,spdk@spdk-tgt\) .*\(nvmet,spdk-tgt\)$' --quick
+	accept targets-spdk-only '2 rows x 2 initiators \(engine-hybrid@spdk-tgt,spdk@spdk-tgt\)' \
+		--quick --targets spdk-tgt --initiators engine-hybrid,kernel-libaio,spdk
+else
+	echo "note: no SPDK built (make spdk): the spdk-tgt plans are not checked"
+fi
 
 # bad matrix files: LINE-CONTENT  EXPECTED-MESSAGE (the bad line is always line 2)
 n=0

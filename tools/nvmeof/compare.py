@@ -60,6 +60,10 @@ def parser():
                         "`fio --server` and connects to the real target itself; same job file to every host): "
                         "per-host and combined numbers. Engine initiators only (kernel/spdk refused); needs a "
                         "real target; CPU us/IO is not measured (it is local /proc/stat)")
+    p.add_argument("--targets", help="testbed targets, comma list: nvmet (the kernel target), spdk-tgt "
+                   "(SPDK's nvmf_tgt, built by make spdk); default: both where SPDK is built. Against "
+                   "spdk-tgt run the engine and SPDK's plugin (without --initiators: engine-poll and spdk), "
+                   "their columns named INITIATOR@spdk-tgt")
     p.add_argument("--testbed-smp", type=int, default=2, help="testbed guest vCPUs (2)")
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--report-only", metavar="DIR", help="(re)make the report of an output directory")
@@ -88,6 +92,19 @@ def resolve_initiators(spec, io_queues, spdk):
     if not out:
         die("--initiators names no initiator")
     return out
+
+
+def resolve_targets(spec, spdk_target):
+    """The testbed's targets to run against, in run order (nvmet first)."""
+    if not spec:
+        return ["nvmet"] + (["spdk-tgt"] if spdk_target else [])
+    want = [x.strip() for x in spec.split(",") if x.strip()]
+    for w in want:
+        if w not in cm.TARGETS:
+            die("--targets: unknown target %r (known: %s)" % (w, ", ".join(cm.TARGETS)))
+    if "spdk-tgt" in want and not spdk_target:
+        die("--targets spdk-tgt needs SPDK's nvmf_tgt: make spdk")
+    return [t for t in cm.TARGETS if t in want]
 
 
 def size_ok(s):
@@ -124,7 +141,16 @@ def make_plan(a):
             die("--hosts: %s" % e)
         if not real and not a.in_testbed:
             die("--hosts needs a real target (--traddr, --subnqn, --nsid): the fio servers connect to it themselves")
-    variants = resolve_initiators(a.initiators or ("engine" if hosts else None), io_queues, a.spdk_plugin)
+    initiators = resolve_initiators(a.initiators or ("engine" if hosts else None), io_queues, a.spdk_plugin)
+    if a.targets and (real or hosts):
+        die("--targets chooses among the testbed's targets; a real target is --traddr/--subnqn/--nsid")
+    tnames = ["nvmet"] if real else resolve_targets(
+        a.targets, os.environ.get("SPDK_PORT") if a.in_testbed else built_spdk_target())
+    variants = cm.columns(initiators, tnames, chosen=bool(a.initiators))
+    for t in tnames:
+        if not any(cm.variant_target(v) == t for v in variants):
+            die("--targets %s: none of the initiators runs against it (the kernel initiator runs "
+                "against nvmet only)" % t)
     if hosts:
         other = [v for v in variants if cm.variant_kind(v) != "engine"]
         if other:
@@ -136,19 +162,28 @@ def make_plan(a):
     if real and wr and not a.destructive:
         die("refusing: %d row(s) write to %s nsid %d (%s%s); pass --destructive to allow writes to "
             "that namespace" % (len(wr), a.subnqn, a.nsid, ", ".join(wr[:3]), ", ..." if len(wr) > 3 else ""))
+    targets = {}
     if a.in_testbed:
         target = {"testbed": True, "traddr": os.environ["TARGET_IP"],
                   "trsvcid": os.environ.get("TARGET_PORT", "4420"), "subnqn": os.environ["NQN"],
                   "nsid": 1, "rdma_dev": os.environ.get("RDMA_DEV")}
+        if "spdk-tgt" in tnames:
+            targets["spdk-tgt"] = dict(target, trsvcid=os.environ["SPDK_PORT"], subnqn=os.environ["SPDK_NQN"],
+                                       spdk=True)
     elif real:
         target = {"testbed": False, "traddr": a.traddr, "trsvcid": a.trsvcid, "subnqn": a.subnqn,
                   "nsid": a.nsid, "hostnqn": a.hostnqn, "rdma_dev": a.rdma_dev}
     else:
         target = {"testbed": True, "traddr": "10.99.0.1", "trsvcid": "4420",
                   "subnqn": "nqn.2026-12.io.fio-nvmeof:testbed", "nsid": 1, "rdma_dev": "rxe0"}
+        if "spdk-tgt" in tnames:
+            targets["spdk-tgt"] = dict(target, trsvcid="4421", subnqn="nqn.2016-06.io.spdk:cnode1", spdk=True)
+    if "nvmet" in tnames:
+        targets["nvmet"] = target
     writes_allowed = target["testbed"] or a.destructive
-    return {"rows": rows, "variants": variants, "repeat": a.repeat, "runtime": a.runtime,
-            "size": a.size, "target": target, "io_queues": io_queues,
+    return {"rows": rows, "variants": variants, "initiators": initiators, "repeat": a.repeat,
+            "runtime": a.runtime, "size": a.size, "target": targets[tnames[0]], "targets": targets,
+            "target_order": tnames, "io_queues": io_queues,
             "prefill": writes_allowed and not a.no_prefill, "hosts": hosts}
 
 
@@ -172,13 +207,23 @@ def run_testbed(a, plan, out, argv):
     tb = os.path.join(REPO, "tests", "testbed", "testbed.sh")
     nruns = len(plan["rows"]) * len(plan["variants"]) * plan["repeat"]
     cmd_timeout = nruns * (a.runtime + a.fio_slack) + 2 * a.fio_slack + 660   # + connect, probe, prefill
+    if "spdk-tgt" in plan["targets"]:
+        cmd_timeout += 300 + a.fio_slack         # nvmf_tgt stopped, started again, and its prefill
     boot_timeout = cmd_timeout + 240
     ns_mb = max(256, -(-cm.bs_bytes(a.size) // 2 ** 20))        # the namespaces hold --size
-    # SPDK's plugin wants 2 MiB hugepages (its own memory), taken from a larger guest
-    spdk = ["--hugepages", "1024", "--mem", "3072"] if "spdk" in plan["variants"] else []
+    if "spdk-tgt" in plan["targets"]:
+        # nvmf_tgt's malloc namespaces, its buffers and the plugin's memory, all in hugepages
+        # that spdk-target sets up (2 x ns + 640 MiB), beside the guest's usual 2 GiB
+        spdk = ["--spdk", "--mem", str(2048 + 2 * ns_mb + 640)]
+    elif "spdk" in plan["variants"]:
+        # SPDK's plugin wants 2 MiB hugepages (its own memory), taken from a larger guest
+        spdk = ["--hugepages", "1024", "--mem", "3072"]
+    else:
+        spdk = []
     cmd = [tb, "--out", out, "--smp", str(a.testbed_smp), "--ns-mb", str(ns_mb), "--cmd-timeout", str(cmd_timeout),
            "--boot-timeout", str(boot_timeout)] + spdk + ["--",
-           sys.executable, os.path.join(REPO, "tools", "nvmeof-compare"), "--in-testbed"] + forward_args(argv)
+           sys.executable, os.path.join(REPO, "tools", "nvmeof-compare"), "--in-testbed"] + forward_args(argv) + \
+        ([] if a.targets else ["--targets", ",".join(plan["target_order"])])     # the host's choice
     logp = os.path.join(out, "testbed.log")
     print("%s: %d runs of %d s (%d rows x %d initiators x %d repeats) in the testbed; worst case %d s; "
           "console log %s" % (PROG, nruns, a.runtime, len(plan["rows"]), len(plan["variants"]),
@@ -226,6 +271,13 @@ def built_spdk_plugin():
     return plugin if r.returncode == 0 and os.path.isfile(plugin) else None
 
 
+def built_spdk_target():
+    """SPDK's nvmf_tgt as `make spdk` built it (the testbed's --spdk runs it), or None."""
+    plugin = built_spdk_plugin()
+    tgt = plugin and os.path.join(os.path.dirname(os.path.dirname(plugin)), "bin", "nvmf_tgt")
+    return tgt if tgt and os.access(tgt, os.X_OK) else None
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parser().parse_args(argv)
@@ -243,7 +295,8 @@ def main(argv=None):
     if a.dry_run:
         print("%s: %d rows x %d initiators (%s) x %d repeats, %d s each; target %s" % (
             PROG, len(plan["rows"]), len(plan["variants"]), ",".join(plan["variants"]), plan["repeat"],
-            plan["runtime"], "testbed" if plan["target"]["testbed"] else plan["target"]["traddr"])
+            plan["runtime"], "testbed (%s)" % ",".join(plan["target_order"]) if plan["target"]["testbed"]
+            else plan["target"]["traddr"])
               + ("; fio servers %s" % ",".join(plan["hosts"]) if plan["hosts"] else ""))
         for r in plan["rows"]:
             print("  %s: rw=%s bs=%s iodepth=%d numjobs=%d%s" % (

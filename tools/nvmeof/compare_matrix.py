@@ -154,4 +154,34 @@ def known_variant(name):
 
 
 def variant_kind(name):
-    return name.split("-", 1)[0]        # engine | kernel | spdk
+    return name.split("@", 1)[0].split("-", 1)[0]        # engine | kernel | spdk
+
+
+# ------------------------------------------------------------------ targets (testbed only)
+# A column of the report is an initiator against a target: against the testbed's kernel target
+# (nvmet) it is the initiator's name alone, against SPDK's nvmf_tgt the name + "@spdk-tgt".
+# The kernel initiator runs against nvmet only (its connection is made once per run).
+TARGETS = ("nvmet", "spdk-tgt")
+
+
+def variant_target(name):
+    return name.split("@", 1)[1] if "@" in name else "nvmet"
+
+
+def initiator_of(name):
+    return name.split("@", 1)[0]
+
+
+def on_target(initiator, target):
+    return initiator if target == "nvmet" else "%s@%s" % (initiator, target)
+
+
+def columns(initiators, targets, chosen=True):
+    """The report's columns, target by target: every initiator against nvmet, then the engine's
+    and SPDK's plugin against spdk-tgt.  CHOSEN false (no --initiators): against spdk-tgt only
+    the engine's default mode (engine-poll) and the plugin, the pair that target is there for."""
+    out = []
+    for t in targets:
+        out += [on_target(i, t) for i in initiators if t == "nvmet" or (
+            variant_kind(i) != "kernel" and (chosen or i in ("engine-poll", "spdk")))]
+    return out

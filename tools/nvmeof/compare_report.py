@@ -26,6 +26,8 @@ FORMATS = {"iops": "%.1f", "mib_s": "%.2f", "lat_p50_us": "%.3f", "lat_p90_us": 
            "lat_p99_us": "%.3f", "lat_p99.9_us": "%.3f", "lat_p99.99_us": "%.3f",
            "usr_sys_cpu": "%.2f", "cpu_us_per_io": "%.2f", "ctx_per_io": "%.2f", "ratio": "%.2f"}
 RATIOS = ("iops", "lat_p99_us", "cpu_us_per_io")
+# ratios to SPDK's plugin on the same target (its CPU is not measured: no CPU ratio)
+SPDK_RATIOS = ("iops", "lat_p99_us")
 
 
 def fmt(key, v):
@@ -117,10 +119,18 @@ def aggregate(out):
             cells.append(cell)
         b = line.get(base) if base else None
         for v, cell in line.items():
+            # to the kernel initiator: on the target it ran against (nvmet) only
+            kb = b if cm.variant_target(v) == "nvmet" else None
             cell["ratio"] = {}
             for k in RATIOS:
-                x, y = cell["median"][k], b["median"][k] if b else None
+                x, y = cell["median"][k], kb["median"][k] if kb else None
                 cell["ratio"][k] = (x / y) if x is not None and y else None
+            sb = line.get(cm.on_target("spdk", cm.variant_target(v)))
+            sb = sb if sb and sb["ok"] else None
+            cell["ratio_spdk"] = {}
+            for k in SPDK_RATIOS:
+                x, y = cell["median"][k], sb["median"][k] if sb else None
+                cell["ratio_spdk"][k] = (x / y) if x is not None and y else None
     return plan, recs, base, cells
 
 
@@ -213,41 +223,55 @@ def _env_lines(env):
     return L
 
 
-def markdown(plan, base, cells, made):
+def _target_line(plan):
     t = plan["target"]
+    if not t.get("testbed"):
+        return "Target: real target (%s:%s, %s, nsid %s)%s." % (
+            t["traddr"], t["trsvcid"], t["subnqn"], t["nsid"],
+            ", kernel initiator on %s" % t["kernel_dev"] if t.get("kernel_dev") else "")
+    what = {"nvmet": "the Linux kernel's nvmet_rdma", "spdk-tgt": "SPDK's nvmf_tgt (columns named @spdk-tgt)"}
+    ts = plan.get("targets") or {"nvmet": t}
+    return "Targets: the testbed (qemu TCG, Soft-RoCE): %s." % "; ".join(
+        "%s (%s:%s, %s, nsid %s%s)" % (what[n], x["traddr"], x["trsvcid"], x["subnqn"], x["nsid"],
+                                       ", kernel initiator on %s" % x["kernel_dev"] if x.get("kernel_dev") else "")
+        for n, x in sorted(ts.items(), key=lambda kv: cm.TARGETS.index(kv[0])))
+
+
+def markdown(plan, base, cells, made):
     L = ["# nvmeof-compare report", "",
-         "Target: %s (%s:%s, %s, nsid %s)%s. Matrix: %d rows x %d initiators x %d repeats, %d s per "
-         "run, region %s." % ("the testbed (qemu TCG, Soft-RoCE, Linux nvmet_rdma)" if t.get("testbed")
-                              else "real target", t["traddr"], t["trsvcid"], t["subnqn"], t["nsid"],
-                              ", kernel initiator on %s" % t["kernel_dev"] if t.get("kernel_dev") else "",
-                              len(plan["rows"]), len(plan["variants"]), plan["repeat"], plan["runtime"],
-                              plan["size"]), "",
+         "%s Matrix: %d rows x %d columns (initiator against target) x %d repeats, %d s per "
+         "run, region %s." % (_target_line(plan), len(plan["rows"]), len(plan["variants"]), plan["repeat"],
+                              plan["runtime"], plan["size"]), "",
          "Every number is the median over the repeats that succeeded (each column on its own). "
          "Latencies are fio's total latency (lat_ns) percentiles in microseconds; usr+sys is fio's "
          "CPU percentage; CPU us/IO is the whole machine's non-idle CPU time over fio's I/O loop "
          "divided by the I/Os; ctx sw/IO is fio's context switches of its jobs (voluntary and "
-         "involuntary) divided by the I/Os. Ratios are to %s." % (base or "the kernel initiator (none ran: no ratios)"), "",
+         "involuntary) divided by the I/Os. Ratios are to %s on the same target (nvmet only), "
+         "and the spdk ratios to SPDK's fio plugin on the same target." % (
+             base or "the kernel initiator (none ran: no ratios)"), "",
          "## Environment", ""]
     L += _env_lines(plan["env"])
     L += ["", "## Results", "",
           "| row | initiator | runs ok | IOPS | MiB/s | p50 us | p90 us | p99 us | p99.9 us | p99.99 us "
-          "| usr+sys % | CPU us/IO | ctx sw/IO | errors | IOPS ratio | p99 ratio | CPU/IO ratio |",
-          "|---|---|---|" + "---:|" * 14]
+          "| usr+sys % | CPU us/IO | ctx sw/IO | errors | IOPS ratio | p99 ratio | CPU/IO ratio "
+          "| IOPS ratio spdk | p99 ratio spdk |",
+          "|---|---|---|" + "---:|" * 16]
     for c in cells:
         m, r = c["median"], c["ratio"]
         if c["status"] in ("unavailable", "not run"):
-            L.append("| %s | %s | %s: %s |%s" % (c["row"], c["variant"], c["status"], c["note"], " |" * 14))
+            L.append("| %s | %s | %s: %s |%s" % (c["row"], c["variant"], c["status"], c["note"], " |" * 16))
             continue
-        L.append("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |" % (
+        L.append("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
             c["row"], c["variant"], c["ok"], c["runs"], fmt("iops", m["iops"]), fmt("mib_s", m["mib_s"]),
             fmt("lat_p50_us", m["lat_p50_us"]), fmt("lat_p90_us", m["lat_p90_us"]),
             fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
             fmt("lat_p99.99_us", m["lat_p99.99_us"]), fmt("usr_sys_cpu", m["usr_sys_cpu"]),
             fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ctx_per_io", m["ctx_per_io"]), c["errors"],
             fmt("ratio", r["iops"]),
-            fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"])))
+            fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"]),
+            fmt("ratio", c["ratio_spdk"]["iops"]), fmt("ratio", c["ratio_spdk"]["lat_p99_us"])))
         for h, hm in c.get("hosts", {}).items():
-            L.append("| %s | &nbsp;&nbsp;%s on %s | | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | | | | |" % (
+            L.append("| %s | &nbsp;&nbsp;%s on %s | | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | | | | | | |" % (
                 c["row"], c["variant"], h, fmt("iops", hm["iops"]), fmt("mib_s", hm["mib_s"]),
                 fmt("lat_p50_us", hm["lat_p50_us"]), fmt("lat_p90_us", hm["lat_p90_us"]),
                 fmt("lat_p99_us", hm["lat_p99_us"]), fmt("lat_p99.9_us", hm["lat_p99.9_us"]),
@@ -259,10 +283,15 @@ def markdown(plan, base, cells, made):
               "the longest runtime; its latency percentiles are the worst host's where fio gives none, as fio 3.33's "
               "\"All clients\" does: an upper bound), the rows under it each host's own. "
               "CPU us/IO is not measured there (it is this machine's /proc/stat)." % ", ".join(plan["hosts"])]
-    if "spdk" in plan.get("variants", []):
+    if any(cm.variant_kind(v) == "spdk" for v in plan.get("variants", [])):
         L += ["", "The spdk rows are SPDK's fio plugin, preloaded into fio as SPDK advises (thread=1, its "
               "transport ID as filename). Their CPU us/IO is not measured: fio runs its exec hooks "
               "through /bin/sh, which would inherit the preload and fail to load the plugin."]
+    if "spdk-tgt" in (plan.get("targets") or {}):
+        L += ["", "The @spdk-tgt columns ran against SPDK's nvmf_tgt in the same guest, after every "
+              "nvmet column and with nvmf_tgt started only then (its reactor busy-polls one of the "
+              "guest's CPUs): their CPU us/IO includes that reactor's whole CPU, so it is not comparable "
+              "with the nvmet columns'. nvmf_tgt's log is spdk-target.log."]
     bad = [c for c in cells if c["status"] in ("failed", "partial")]
     if bad:
         L += ["", "Failed runs:", ""]
@@ -285,11 +314,11 @@ def markdown(plan, base, cells, made):
 
 def text_table(plan, base, cells):
     """The side-by-side table printed at the end (report.txt)."""
-    L = ["nvmeof-compare: median of %d repeat(s), %d s per run; ratios to %s" % (
-        plan["repeat"], plan["runtime"], base or "(no kernel initiator)")]
-    hdr = "  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s %6s" % (
+    L = ["nvmeof-compare: median of %d repeat(s), %d s per run; ratios (x) to %s, xS to SPDK's plugin, "
+         "each on the same target" % (plan["repeat"], plan["runtime"], base or "(no kernel initiator)")]
+    hdr = "  %-28s %9s %10s %10s %10s %9s %6s %6s %6s %6s %7s %7s %6s" % (
         "initiator", "IOPS", "p50 us", "p99 us", "p99.9 us", "CPU us/IO", "ctx/IO", "IOPS x", "p99 x",
-        "CPU x", "retry")
+        "CPU x", "IOPS xS", "p99 xS", "retry")
     rows = {}
     for c in cells:
         rows.setdefault(c["row"], []).append(c)
@@ -297,18 +326,19 @@ def text_table(plan, base, cells):
         L += ["", "== %s ==" % name, hdr]
         for c in cs:
             if c["status"] in ("unavailable", "not run", "failed"):
-                L.append("  %-20s %s%s" % (c["variant"], c["status"], ": " + c["note"] if c["note"] else ""))
+                L.append("  %-28s %s%s" % (c["variant"], c["status"], ": " + c["note"] if c["note"] else ""))
                 continue
             m, r = c["median"], c["ratio"]
-            L.append("  %-20s %9s %10s %10s %10s %9s %6s %6s %6s %6s %6d%s" % (
+            L.append("  %-28s %9s %10s %10s %10s %9s %6s %6s %6s %6s %7s %7s %6d%s" % (
                 c["variant"], fmt("iops", m["iops"]), fmt("lat_p50_us", m["lat_p50_us"]),
                 fmt("lat_p99_us", m["lat_p99_us"]), fmt("lat_p99.9_us", m["lat_p99.9_us"]),
                 fmt("cpu_us_per_io", m["cpu_us_per_io"]), fmt("ctx_per_io", m["ctx_per_io"]),
                 fmt("ratio", r["iops"]),
                 fmt("ratio", r["lat_p99_us"]), fmt("ratio", r["cpu_us_per_io"]),
+                fmt("ratio", c["ratio_spdk"]["iops"]), fmt("ratio", c["ratio_spdk"]["lat_p99_us"]),
                 sum(c["counters"].values()), "" if c["status"] == "ok" else "  (%s)" % c["status"]))
             for h, hm in c.get("hosts", {}).items():
-                L.append("    %-18s %9s %10s %10s %10s" % (
+                L.append("    %-26s %9s %10s %10s %10s" % (
                     h, fmt("iops", hm["iops"]), fmt("lat_p50_us", hm["lat_p50_us"]),
                     fmt("lat_p99_us", hm["lat_p99_us"]), fmt("lat_p99.9_us", hm["lat_p99.9_us"])))
     for w in plan["env"]["warnings"]:
@@ -331,7 +361,8 @@ def write(out):
         f.write(md)
     doc = {"tool": "nvmeof-compare", "rows": plan["rows"], "variants": plan["variants"],
            "repeat": plan["repeat"], "runtime": plan["runtime"], "size": plan["size"],
-           "target": plan["target"], "env": plan["env"], "baseline": base, "metrics": list(METRICS),
+           "target": plan["target"], "targets": plan.get("targets"), "env": plan["env"], "baseline": base,
+           "metrics": list(METRICS),
            "hosts": plan.get("hosts"),
            "cells": cells, "plots": [{"title": t, "svg": b + ".svg", "png": b + ".png"} for t, b in made]}
     with open(os.path.join(out, "report.json"), "w") as f:

@@ -209,6 +209,47 @@ class KernelInitiator:
         self.made = set()
 
 
+# ------------------------------------------------------------------ SPDK's target in the testbed
+SPDK_TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "tests", "testbed", "bin", "spdk-target")
+
+
+def spdk_target(action):
+    """tests/testbed/bin/spdk-target ACTION (start, stop, running, logs) in the guest; returns
+    (exit status, its output)."""
+    try:
+        p = subprocess.run([SPDK_TARGET, action], capture_output=True, text=True, timeout=180)
+    except (OSError, subprocess.SubprocessError) as e:
+        return 1, str(e)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def spdk_target_phase(target_name):
+    """Make the testbed's nvmf_tgt run only while its columns do: its reactor busy-polls one of
+    the guest's CPUs, which the other target's runs must not share.  Returns None, or why
+    spdk-tgt cannot run."""
+    running = spdk_target("running")[0] == 0
+    if target_name != "spdk-tgt":
+        if running:
+            rc, txt = spdk_target("stop")
+            log("SPDK's nvmf_tgt stopped while %s runs%s" % (target_name, "" if rc == 0 else ": " + txt))
+        return None
+    if running:
+        return None
+    rc, txt = spdk_target("start")
+    log(txt.splitlines()[-1] if txt else "spdk-target start exited %d" % rc)
+    if rc != 0:
+        return "SPDK's nvmf_tgt did not start (spdk-target start exited %d; its log in spdk-target.log)" % rc
+    return None
+
+
+def save_spdk_target_log(out):
+    rc, txt = spdk_target("logs")
+    if txt:
+        with open(os.path.join(out, "spdk-target.log"), "w") as f:
+            f.write(txt + "\n")
+
+
 # ------------------------------------------------------------------ fio
 def job_text(row, variant, ctx, runtime, size):
     """The fio job file for ROW through VARIANT.  CTX: engine, target, kernel_dev, spdk_plugin,
@@ -218,6 +259,7 @@ def job_text(row, variant, ctx, runtime, size):
          "group_reporting=1", "lat_percentiles=1", "percentile_list=%s" % PERCENTILE_LIST,
          "randrepeat=1", "norandommap=1"]
     kind = cm.variant_kind(variant)
+    variant = cm.initiator_of(variant)
     if kind == "engine":
         g += ["ioengine=external:%s" % ctx["engine"], "traddr=%s" % t["traddr"],
               "trsvcid=%s" % t["trsvcid"], "subnqn=%s" % t["subnqn"], "nsid=%s" % t["nsid"]]
@@ -314,7 +356,7 @@ def summarize(rec, base, hosts=None):
     if pre and post:
         rec["stat_first_prerun"], rec["stat_last_postrun"] = pre[0], post[-1]
         rec["busy_jiffies"] = busy_jiffies(post[-1]) - busy_jiffies(pre[0])
-    elif rec.get("variant") == "spdk":
+    elif cm.variant_kind(rec.get("variant", "")) == "spdk":
         rec["cpu"] = "not measured (SPDK's preloaded plugin: fio's exec hooks cannot run)"
     try:
         doc = fiojson.load(base + ".json")
@@ -385,73 +427,90 @@ def execute(plan, out, args):
         with open(os.path.join(out, "plan.json"), "w") as f:
             json.dump(plan, f, indent=1)
         slack = args.fio_slack
-        if plan["prefill"]:
-            pv = next((v for v in variants if v not in unavailable and cm.variant_kind(v) != "spdk"), None)
-            if pv:
-                fill = cm.make_row("write", "128k", 8, 1, name="prefill")
-                text = job_text(fill, pv, ctx, 0, plan["size"]).replace("time_based=1\nruntime=0\n", "")
-                log("prefill: writing the first %s of the namespace sequentially through %s" % (plan["size"], pv))
-                rc, wall = run_fio(fio, text, os.path.join(work, "prefill"), 600 + slack,
-                                   env=ctx.get("spdk_env") if pv == "spdk" else None, cwd=work, hosts=hosts)
-                log("prefill: %s (%.1f s)" % ("ok" if rc == 0 else "FAILED rc %d" % rc, wall))
-                failed += rc != 0
         total = len(rows) * len(variants) * repeat
         n = 0
         t_start = time.monotonic()
         done_walls = []
-        for row in rows:
-            for rep in range(repeat):
-                order = variants[rep % len(variants):] + variants[:rep % len(variants)]
-                for v in order:
-                    n += 1
-                    rid = "%s.%s.r%d" % (row["name"], v, rep + 1)
-                    rec = {"id": rid, "row": row["name"], "variant": v, "rep": rep + 1, "rc": None,
-                           "status": "ok", "note": ""}
-                    if v in unavailable:
-                        rec.update(status="unavailable", note=unavailable[v])
+        targets = plan.get("targets") or {"nvmet": target}
+        spdk_tgt = "spdk-tgt" in targets and target.get("testbed")
+        for tname in plan.get("target_order") or ["nvmet"]:
+            cols = [v for v in variants if cm.variant_target(v) == tname]
+            tctx = dict(ctx, target=targets[tname])
+            if spdk_tgt:
+                why = spdk_target_phase(tname)
+                if why:
+                    log(why)
+                    failed += 1
+                    for v in cols:
+                        unavailable[v] = why
+            if plan["prefill"]:
+                pv = next((v for v in cols if v not in unavailable and cm.variant_kind(v) != "spdk"), None)
+                if pv:
+                    fill = cm.make_row("write", "128k", 8, 1, name="prefill")
+                    text = job_text(fill, pv, tctx, 0, plan["size"]).replace("time_based=1\nruntime=0\n", "")
+                    log("prefill: writing the first %s of %s's namespace sequentially through %s" % (
+                        plan["size"], tname, cm.initiator_of(pv)))
+                    rc, wall = run_fio(fio, text, os.path.join(work, "prefill" if tname == "nvmet" else
+                                                               "prefill@" + tname), 600 + slack,
+                                       cwd=work, hosts=hosts)
+                    log("prefill: %s (%.1f s)" % ("ok" if rc == 0 else "FAILED rc %d" % rc, wall))
+                    failed += rc != 0
+            for row in rows:
+                for rep in range(repeat):
+                    order = cols[rep % len(cols):] + cols[:rep % len(cols)]
+                    for v in order:
+                        n += 1
+                        rid = "%s.%s.r%d" % (row["name"], v, rep + 1)
+                        rec = {"id": rid, "row": row["name"], "variant": v, "target": tname, "rep": rep + 1,
+                               "rc": None, "status": "ok", "note": ""}
+                        if v in unavailable:
+                            rec.update(status="unavailable", note=unavailable[v])
+                            _append(manifest, rec)
+                            continue
+                        elapsed = time.monotonic() - t_start
+                        left_runs = total - n + 1
+                        per = (sum(done_walls) / len(done_walls)) if done_walls else args.runtime + 10
+                        log("[%d/%d] %s %s repeat %d/%d: elapsed %s, ~%s left" % (
+                            n, total, v, row["name"], rep + 1, repeat, _hms(elapsed), _hms(per * left_runs)))
+                        base = os.path.join(work, rid)
+                        for ext in (".prerun", ".postrun"):
+                            if os.path.exists(base + ext):
+                                os.unlink(base + ext)
+                        c = dict(tctx, hooks=None if hosts else (base + ".prerun", base + ".postrun"))
+                        snap0 = counters_snapshot(target.get("rdma_dev"))
+                        rc, wall = run_fio(fio, job_text(row, v, c, args.runtime, plan["size"]), base,
+                                           args.runtime + slack,
+                                           env=ctx.get("spdk_env") if cm.variant_kind(v) == "spdk" else None,
+                                           cwd=work, hosts=hosts)
+                        snap1 = counters_snapshot(target.get("rdma_dev"))
+                        done_walls.append(wall)
+                        rec.update(rc=rc, wall_s=round(wall, 3), json="runs/%s.json" % rid,
+                                   counters={k: snap1[k] - snap0.get(k, 0) for k in snap1})
+                        if rc != 0:
+                            rec["note"] = "fio killed after %d s" % (args.runtime + slack) if rc == 124 \
+                                else "fio exited %d" % rc
+                        summarize(rec, base, hosts)
                         _append(manifest, rec)
-                        continue
-                    elapsed = time.monotonic() - t_start
-                    left_runs = total - n + 1
-                    per = (sum(done_walls) / len(done_walls)) if done_walls else args.runtime + 10
-                    log("[%d/%d] %s %s repeat %d/%d: elapsed %s, ~%s left" % (
-                        n, total, v, row["name"], rep + 1, repeat, _hms(elapsed), _hms(per * left_runs)))
-                    base = os.path.join(work, rid)
-                    for ext in (".prerun", ".postrun"):
-                        if os.path.exists(base + ext):
-                            os.unlink(base + ext)
-                    c = dict(ctx, hooks=None if hosts else (base + ".prerun", base + ".postrun"))
-                    snap0 = counters_snapshot(target.get("rdma_dev"))
-                    rc, wall = run_fio(fio, job_text(row, v, c, args.runtime, plan["size"]), base,
-                                       args.runtime + slack,
-                                       env=ctx.get("spdk_env") if v == "spdk" else None, cwd=work,
-                                       hosts=hosts)
-                    snap1 = counters_snapshot(target.get("rdma_dev"))
-                    done_walls.append(wall)
-                    rec.update(rc=rc, wall_s=round(wall, 3), json="runs/%s.json" % rid,
-                               counters={k: snap1[k] - snap0.get(k, 0) for k in snap1})
-                    if rc != 0:
-                        rec["note"] = "fio killed after %d s" % (args.runtime + slack) if rc == 124 \
-                            else "fio exited %d" % rc
-                    summarize(rec, base, hosts)
-                    _append(manifest, rec)
-                    if rec["status"] == "ok":
-                        m = rec["metrics"]
-                        log("  ok: %.0f IOPS, p99 %s us (%.1f s)%s" % (
-                            m["iops"], _f(m.get("lat_p99_us")), wall, "".join(
-                                "; %s %.0f IOPS" % (k, h["iops"]) for k, h in rec.get("hosts", {}).items())))
-                    else:
-                        failed += 1
-                        log("  FAILED %s: %s; fio said:" % (rid, rec["note"] or "job error %s" % rec.get(
-                            "metrics", {}).get("error")))
-                        for line in (_read(base + ".log", "") or "").splitlines()[-10:]:
-                            log("  | " + line)
+                        if rec["status"] == "ok":
+                            m = rec["metrics"]
+                            log("  ok: %.0f IOPS, p99 %s us (%.1f s)%s" % (
+                                m["iops"], _f(m.get("lat_p99_us")), wall, "".join(
+                                    "; %s %.0f IOPS" % (k, h["iops"]) for k, h in rec.get("hosts", {}).items())))
+                        else:
+                            failed += 1
+                            log("  FAILED %s: %s; fio said:" % (rid, rec["note"] or "job error %s" % rec.get(
+                                "metrics", {}).get("error")))
+                            for line in (_read(base + ".log", "") or "").splitlines()[-10:]:
+                                log("  | " + line)
         log("all %d runs done in %s, %d failure(s)" % (total, _hms(time.monotonic() - t_start), failed))
     except Interrupted as e:
         log("interrupted (%s): stopping" % e)
         failed = -1
     finally:
         kernel.disconnect()
+        if "spdk-tgt" in (plan.get("targets") or {}) and target.get("testbed"):
+            spdk_target("stop")
+            save_spdk_target_log(out)
         for s, h in old.items():
             signal.signal(s, h)
     if failed < 0:
