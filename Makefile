@@ -255,3 +255,17 @@ $(MICROBENCH): tests/bench/microbench.c $(BUILD)/libnvmf.a $(LIB_HDRS)
 .PHONY: microbench
 microbench: $(MICROBENCH)
 	@MICROBENCH=$(MICROBENCH) tests/bench/microbench.sh
+
+# `make cost`: what an I/O costs where the emulator cannot move it (instructions under callgrind,
+# CQ polls, job-thread system calls and doorbells under strace), this engine beside SPDK's fio
+# plugin, against the kernel target and SPDK's, in one testbed boot (tests/bench/cost.sh; the
+# SPDK columns only where `make spdk` already built it).  ~25 minutes; not part of `make check`.
+COST_PROBE := $(BUILD)/bench/cost_provider
+$(COST_PROBE): tests/bench/cost_provider.c
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -o $@ $< $(RDMA_LIBS) -ldl
+
+.PHONY: cost
+cost: deps
+	@$(MAKE) --no-print-directory $(ENGINE) $(COST_PROBE)
+	@tests/bench/cost.sh
