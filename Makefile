@@ -138,8 +138,10 @@ demo: deps
 
 # `make bench` (issue #9): tools/nvmeof-compare --bench in the testbed: 4 KiB random read and
 # write at QD 1/8/32/128, 128 KiB and 1 MiB sequential read at QD 8, numjobs 1 and 4, through
-# the kernel initiator (libaio, io_uring) and the engine (completion poll/event/hybrid, and
-# io_queues=auto when the engine has it); medians of BENCH_REPEAT alternating repeats, the
+# the kernel initiator (libaio, io_uring), the engine (completion poll/event/hybrid, and
+# io_queues=auto when the engine has it) and SPDK's fio plugin where `make spdk` built it,
+# against the kernel target, then the engine and the plugin against SPDK's nvmf_tgt (#24);
+# medians of BENCH_REPEAT alternating repeats, the
 # table printed at the end, report.md/report.json/plots and fio's JSON in build/bench/.
 # env: BENCH_RUNTIME (s per run, 5), BENCH_REPEAT (3), BENCH_SIZE (64m), BENCH_INITIATORS (all).
 bench: deps
