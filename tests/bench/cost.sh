@@ -3,15 +3,17 @@
 # callgrind, CQ polls, job-thread system calls and doorbells under strace), this engine beside
 # SPDK's fio plugin, against the kernel target and SPDK's, in one testbed boot.  The guest half
 # is tools/nvmeof-cost run; the report (build/cost/cost.md, cost.json) is written here after.
-#   COST_OUT (build/cost)   COST_N1 / COST_N2 (2000 / 12000): I/Os of the two runs per case
+#   COST_OUT (build/cost)   COST_N1 / COST_N2 (1000 / 6000): I/Os of the two runs per case
+#   (nvmeof-cost run defaults to 2000 / 12000; under valgrind in the emulator a QD1 I/O takes
+#   about 5 ms and fio starts in about a minute, so these keep make cost near 20 minutes)
 #   COST_JOBS, COST_INITIATORS, COST_TARGETS: comma lists to run fewer (default all: the job
 #   names in tools/nvmeof/cost.py JOBS; engine,spdk; kernel,spdk)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
 OUT=${COST_OUT:-build/cost}
-N1=${COST_N1:-2000}
-N2=${COST_N2:-12000}
+N1=${COST_N1:-1000}
+N2=${COST_N2:-6000}
 ENGINE=build/libfio_nvmeof.so
 PROBE=build/bench/cost_provider
 t0=$(date +%s)

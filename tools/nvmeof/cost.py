@@ -269,23 +269,28 @@ def valgrind_tool():
     return None
 
 
-def job_text(jobs, initiator, target, n, engine, env):
-    """One fio job file running JOBS one after another (stonewall), each for N I/Os."""
+def job_name(initiator, job):
+    return "%s-%s" % (initiator, job[0])
+
+
+def job_text(cases, target, n, engine, env):
+    """One fio job file running CASES ((initiator, job) pairs) one after another (stonewall),
+    each for N I/Os, against TARGET."""
     ip, port, nqn = env["TARGET_IP"], env["TARGET_PORT"], env["NQN"]
     if target == "spdk":
         port, nqn = env["SPDK_PORT"], env["SPDK_NQN"]
-    g = ["[global]", "thread=1", "numjobs=1", "size=64m", "norandommap=1", "randrepeat=1",
-         "number_ios=%d" % n]
-    if initiator == "engine":
-        g += ["ioengine=external:%s" % engine, "traddr=%s" % ip, "trsvcid=%s" % port,
-              "subnqn=%s" % nqn, "nsid=1", "completion=poll"]
-    else:
-        # fio wants ':' escaped inside a filename
-        fn = "trtype=RDMA adrfam=IPv4 traddr=%s trsvcid=%s subnqn=%s ns=1" % (ip, port, nqn.replace(":", "\\:"))
-        g += ["ioengine=spdk", "filename=%s" % fn]
-    out = g + [""]
-    for name, rw, bs, qd in jobs:
-        out += ["[%s]" % name, "rw=%s" % rw, "bs=%s" % bs, "iodepth=%d" % qd, "stonewall", ""]
+    out = ["[global]", "thread=1", "numjobs=1", "size=64m", "norandommap=1", "randrepeat=1",
+           "number_ios=%d" % n, ""]
+    for ini, (name, rw, bs, qd) in cases:
+        out += ["[%s]" % job_name(ini, (name,)), "rw=%s" % rw, "bs=%s" % bs, "iodepth=%d" % qd, "stonewall"]
+        if ini == "engine":
+            out += ["ioengine=external:%s" % engine, "traddr=%s" % ip, "trsvcid=%s" % port,
+                    "subnqn=%s" % nqn, "nsid=1", "completion=poll"]
+        else:
+            # fio wants ':' escaped inside a filename
+            fn = "trtype=RDMA adrfam=IPv4 traddr=%s trsvcid=%s subnqn=%s ns=1" % (ip, port, nqn.replace(":", "\\:"))
+            out += ["ioengine=spdk", "filename=%s" % fn]
+        out.append("")
     return "\n".join(out)
 
 
@@ -330,19 +335,22 @@ def cg_parts(base, njobs):
     return [parts[k] for k in range(2, njobs + 2)]
 
 
-def run_one(kind, jobs, initiator, target, n, a, env, vg):
-    """One fio process running JOBS under callgrind (KIND "cg") or strace ("st"); returns
-    {job name: raw record}."""
-    base = os.path.join(a.out, "runs", "%s-%s-%s-%d" % (initiator, target, kind, n))
+def run_one(kind, cases, target, n, a, env, vg):
+    """One fio process running CASES ((initiator, job) pairs, in that order) under callgrind
+    (KIND "cg") or strace ("st"); returns {(initiator, job name): raw record}.  One process for
+    all: fio's start-up under valgrind in the emulator takes about a minute, the per-job split
+    keeps the numbers per job.  SPDK's plugin is preloaded when any case uses it (it only
+    registers its engine until a job of its own starts: run its cases last)."""
+    base = os.path.join(a.out, "runs", "%s-%s-%d" % (target, kind, n))
     d, b = os.path.split(base)
     for old in os.listdir(d):
         if old.startswith(b + "."):
             os.unlink(os.path.join(d, old))
     with open(base + ".fio", "w") as f:
-        f.write(job_text(jobs, initiator, target, n, a.engine, env))
+        f.write(job_text(cases, target, n, a.engine, env))
     fio_argv = [a.fio, "--eta=never", "--output-format=json", "--output=%s.json" % base, base + ".fio"]
     e = dict(os.environ)
-    preload = ["LD_PRELOAD=%s" % env["SPDK_PLUGIN"]] if initiator == "spdk" else []
+    preload = ["LD_PRELOAD=%s" % env["SPDK_PLUGIN"]] if any(c[0] == "spdk" for c in cases) else []
     if kind == "cg":
         tool, lib, launcher = vg
         e.update({"VALGRIND_LIB": lib, "VALGRIND_LAUNCHER": launcher})
@@ -363,26 +371,29 @@ def run_one(kind, jobs, initiator, target, n, a, env, vg):
     wall = round(time.monotonic() - t0, 1)
     if rc != 0:
         raise RuntimeError("%s: exit %d (see %s.log)" % (b, rc, base))
-    names = [j[0] for j in jobs]
+    names = [job_name(ini, job) for ini, job in cases]
     ios = fio_ios(base + ".json", names)
-    recs = {nm: {"n": n, "ios": ios[nm], "wall_s": wall, "base": os.path.relpath(base, a.out)} for nm in names}
+    recs = {}
+    for (ini, job), nm in zip(cases, names):
+        recs[(ini, job[0])] = {"n": n, "ios": ios[nm], "wall_s": wall, "base": os.path.relpath(base, a.out)}
     if kind == "cg":
-        for nm, path in zip(names, cg_parts(base, len(jobs))):
-            recs[nm]["file"] = os.path.relpath(path, a.out)
-            recs[nm].update(summarize_callgrind(load_callgrind(path), os.path.basename(a.engine), a.poll_fns))
+        for key, path in zip(recs, cg_parts(base, len(cases))):
+            recs[key]["file"] = os.path.relpath(path, a.out)
+            recs[key].update(summarize_callgrind(load_callgrind(path), os.path.basename(a.engine), a.poll_fns))
     else:
         threads = {}
         for fname in os.listdir(d):
             if fname.startswith(b + ".st."):
                 threads[int(fname.rsplit(".", 1)[1])] = strace_thread(os.path.join(d, fname))
-        jts = job_threads(threads, len(jobs))
+        jts = job_threads(threads, len(cases))
         if jts is None:
             raise RuntimeError("%s: fewer than %d threads posting doorbells (%s)" % (
-                b, len(jobs), {t: c.get("write:uverbs", 0) for t, c in threads.items()}))
-        for nm, t in zip(names, jts):
-            recs[nm]["threads"] = {str(k): sum(c.values()) for k, c in threads.items()}
-            recs[nm]["job_thread"] = t
-            recs[nm]["job_syscalls"] = threads[t]
+                b, len(cases), {t: c.get("write:uverbs", 0) for t, c in threads.items()}))
+        totals = {str(k): sum(c.values()) for k, c in threads.items()}
+        for key, t in zip(recs, jts):
+            recs[key]["threads"] = totals
+            recs[key]["job_thread"] = t
+            recs[key]["job_syscalls"] = threads[t]
     return recs
 
 
@@ -450,28 +461,28 @@ def cmd_run(a):
                 say("FAILED: %s" % e)
                 doc["failed"].append(str(e))
                 continue
-        for ini in initiators:
-            recs = {}
-            err = None
-            try:
-                for kind in ("cg", "st"):
-                    for n in (a.n1, a.n2):
-                        got = run_one(kind, jobs, ini, target, n, a, env, vg)
-                        for nm, rec in got.items():
-                            recs.setdefault(nm, {}).setdefault(kind, []).append(rec)
-                        say("%s %s %s N=%d: %s I/Os, %.0f s" % (ini, target, kind, n,
-                            "/".join(str(r["ios"]) for r in got.values()), next(iter(got.values()))["wall_s"]))
-            except (RuntimeError, ValueError, OSError) as e:
-                say("FAILED: %s on the %s target: %s" % (ini, target, e))
-                err = str(e)
-                doc["failed"].append("%s %s" % (ini, target))
-            for job in jobs:
-                r = {"job": job[0], "initiator": ini, "target": target}
-                r.update(recs.get(job[0], {}))
-                if err:
-                    r["error"] = err
-                doc["results"].append(r)
-            save()
+        cases = [(ini, job) for ini in initiators for job in jobs]   # the engine's first
+        recs = {}
+        err = None
+        try:
+            for kind in ("cg", "st"):
+                for n in (a.n1, a.n2):
+                    got = run_one(kind, cases, target, n, a, env, vg)
+                    for key, rec in got.items():
+                        recs.setdefault(key, {}).setdefault(kind, []).append(rec)
+                    say("%s target, %s N=%d: %s I/Os, %.0f s" % (target, kind, n,
+                        "/".join(str(r["ios"]) for r in got.values()), next(iter(got.values()))["wall_s"]))
+        except (RuntimeError, ValueError, OSError) as e:
+            say("FAILED: the %s target: %s" % (target, e))
+            err = str(e)
+            doc["failed"].append("%s target" % target)
+        for ini, job in cases:
+            r = {"job": job[0], "initiator": ini, "target": target}
+            r.update(recs.get((ini, job[0]), {}))
+            if err:
+                r["error"] = err
+            doc["results"].append(r)
+        save()
     doc["guest_wall_s"] = round(time.monotonic() - t_start)
     save()
     return 1 if doc["failed"] else 0
