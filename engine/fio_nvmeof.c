@@ -718,7 +718,7 @@ static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, uint64_t *ol
 {
 	struct nvmf_req *old = NULL, *r;
 	struct nvmf_queue *oq = NULL;
-	int rc = nvmf_lane_check(ld->lane, why, len);
+	int rc = nvmf_lane_check(ld->lane, now, why, len);
 
 	*oldest_age = 0;
 	if (rc)

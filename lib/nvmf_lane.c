@@ -51,6 +51,7 @@ struct nvmf_lane {
 	int                     dead;        /* nvmf_lane_kill: no shutdown handshake */
 	struct nvmf_keepalive   ka;
 	unsigned                admin_timeout_ms;
+	uint64_t                next_admin_cm_check_ms;  /* nvmf_lane_check's admin clock */
 	struct nvmf_lane_info   info;
 	char                    err[NVMF_ERR_LEN];
 };
@@ -674,16 +675,27 @@ static void nvmf_keepalive_stop(struct nvmf_lane *lane)
 	ka->running = 0;
 }
 
-int nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen)
+int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, char *why, size_t whylen)
 {
 	int rc;
 
-	/* The CM says why in the clearest words: ask it first. */
-	for (unsigned i = 0; i < lane->nr_ioqs; i++)
-		if ((rc = nvmf_rdma_queue_cm_check(lane->ioqs[i], why, whylen)))
+	/* The CM says why in the clearest words: ask it first, but only where a disconnect can
+	 * hide (each read is a system call, on the job thread): an I/O queue whose oldest
+	 * command has waited NVMF_LANE_CM_QUIET_MS (a queue that completes is connected; an idle
+	 * one shows its loss at its next command), and the admin queue on a slower clock (its
+	 * loss also fails keep-alive, and a target going away takes the I/O queues too). */
+	for (unsigned i = 0; i < lane->nr_ioqs; i++) {
+		const struct nvmf_req *old = nvmf_queue_oldest(&lane->ioqs[i]->q);
+
+		if (old && now_ms - old->posted_ms >= NVMF_LANE_CM_QUIET_MS &&
+		    (rc = nvmf_rdma_queue_cm_check(lane->ioqs[i], why, whylen)))
 			return rc;
-	if ((rc = nvmf_rdma_queue_cm_check(lane->aq, why, whylen)))
-		return rc;
+	}
+	if (now_ms >= lane->next_admin_cm_check_ms) {
+		lane->next_admin_cm_check_ms = now_ms + NVMF_LANE_ADMIN_CM_CHECK_MS;
+		if ((rc = nvmf_rdma_queue_cm_check(lane->aq, why, whylen)))
+			return rc;
+	}
 	rc = __atomic_load_n(&lane->ka.failed, __ATOMIC_ACQUIRE);
 	if (rc) {
 		snprintf(why, whylen, "%s", lane->ka.msg);

@@ -156,8 +156,13 @@ int  nvmf_lane_reap(struct nvmf_lane *lane);
 
 /* Is the connection still there?  Checks, without blocking, the queues' RDMA CM events
  * (the target disconnected, the device went away) and the keep-alive thread: 0, or a
- * negative errno with one line in why.  Cheap enough for every few milliseconds. */
-int  nvmf_lane_check(struct nvmf_lane *lane, char *why, size_t whylen);
+ * negative errno with one line in why.  NOW_MS is nvmf_now_ms().  Cheap enough for every few
+ * milliseconds: while the queues complete their commands it makes no system call (an I/O
+ * queue's CM events are read once its oldest command has waited NVMF_LANE_CM_QUIET_MS, the
+ * admin queue's every NVMF_LANE_ADMIN_CM_CHECK_MS). */
+#define NVMF_LANE_CM_QUIET_MS       50
+#define NVMF_LANE_ADMIN_CM_CHECK_MS 1000
+int  nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, char *why, size_t whylen);
 /* The lane is lost: stop keep-alive, shut every queue pair off (the target can no longer
  * reach the lane's memory), and make nvmf_lane_destroy skip the shutdown handshake. */
 void nvmf_lane_kill(struct nvmf_lane *lane);
