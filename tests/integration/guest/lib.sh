@@ -11,7 +11,12 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # [Ns]: seconds since the suite started, so the slow checks show when the suite is trimmed
 ok()  { pass=$((pass + 1)); echo "PASS $1 [${SECONDS}s]"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2 [${SECONDS}s]"; }
+# each failure is named again at the suite's end: a long suite's middle is what a truncated CI
+# log leaves out
+bad() {
+	fail=$((fail + 1)); echo "FAIL $1: $2 [${SECONDS}s]"
+	failed_lines+="${failed_lines:+$'\n'}  FAIL $1: $(printf '%s' "$2" | head -3 | cut -c1-240)"
+}
 
 # show_log FILE N: the engine's give-up lines first (a job that gives up 32 commands prints 64
 # io_u lines after them, which push them out of any tail), then the log's last N lines.
@@ -20,16 +25,33 @@ show_log() {
 	sed 's/^/    | /' "$1" | tail -"$2"
 }
 
+# log_gist FILE: the first line of a fio log that says what went wrong, for a one-line reason
+log_gist() {
+	grep -m1 -iE 'lane failed|error|fail|bad|verify|timeout|refus' "$1" | cut -c1-200
+}
+
 # run_fio NAME EXPECT [fio args...]: fio must exit 0 with no job error, and the directions in
 # EXPECT (letters r, w, t) must have moved bytes, per fio's JSON output.
 run_fio() {
-	local name=$1 expect=$2 rc why
+	local name=$1 expect=$2
 	shift 2
+	fio_exec "$name" "$@"
+	fio_judge "$name" "$expect" $?
+}
+
+# fio_exec NAME [fio args...]: fio with JSON output to $WORK/NAME.json, its log in NAME.log
+fio_exec() {
+	local name=$1
+	shift
 	timeout -k 5 "$FIO_TIMEOUT" fio --output-format=json --output="$WORK/$name.json" "$@" \
 		>"$WORK/$name.log" 2>&1
-	rc=$?
-	if [ $rc != 0 ]; then
-		bad "$name" "fio exited $rc"
+}
+
+# fio_judge NAME EXPECT RC: run_fio's verdict on a run fio_exec made
+fio_judge() {
+	local name=$1 expect=$2 rc=$3 why
+	if [ "$rc" != 0 ]; then
+		bad "$name" "fio exited $rc: $(log_gist "$WORK/$name.log")"
 		show_log "$WORK/$name.log" 15
 		return
 	fi
@@ -105,6 +127,7 @@ stop_servers() {
 
 suite_end() {
 	echo "$1: $pass passed, $fail failed"
+	[ -z "$failed_lines" ] || printf '%s: what failed:\n%s\n' "$1" "$failed_lines"
 	[ $fail = 0 ]
 	exit $?
 }

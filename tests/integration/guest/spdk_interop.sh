@@ -73,10 +73,31 @@ mkdir -p "$WORK/spdk-fio"
 printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$SPDK_PLUGIN" "$(command -v fio)" > "$WORK/spdk-fio/fio"
 chmod +x "$WORK/spdk-fio/fio"
 with_plugin() { PATH=$WORK/spdk-fio:$PATH "$@"; }
+# The plugin frees its I/O queue when fio closes the file and connects one with the same qid
+# on the same controller when fio opens it again for the verify pass; the kernel target, still
+# releasing the old queue, may refuse that Connect ("nvmet: qid 1 has already been created",
+# status 0x0c: about 1 suite run in 5 here), and the plugin's open fails while fio exits 0 with
+# nothing read.  That is the peer and the kernel target between them, not the engine: such a
+# run (both signs present, nothing else) is run again, twice at most, and the check says so.
+plugin_fio() {   # plugin_fio NAME EXPECT fio-args...: run_fio with the plugin preloaded
+	local name=$1 expect=$2 try rc mark
+	shift 2
+	for try in 1 2 3; do
+		mark=$(dmesg | wc -l)
+		with_plugin fio_exec "$name" "$@"
+		rc=$?
+		[ $try -lt 3 ] && grep -q 'Cannot allocate nvme io_qpair' "$WORK/$name.log" &&
+			dmesg | tail -n +"$((mark + 1))" | grep -q 'nvmet: qid [0-9]* has already been created' ||
+			break
+		echo "     $name: the kernel target refused the plugin's reconnect of a qid it was still releasing; again"
+		cp "$WORK/$name.log" "$WORK/$name.try$try.log"
+	done
+	fio_judge "$name" "$expect" $rc
+}
 peer() {   # peer NAME TRANSPORT-ID fio-args...: the plugin's verified job must pass
 	local name=$1 trid=$2
 	shift 2
-	with_plugin run_fio "$name" rw --ioengine=spdk --thread=1 --filename="$trid" "$@"
+	plugin_fio "$name" rw --ioengine=spdk --thread=1 --filename="$trid" "$@"
 }
 esc() { printf '%s' "${1//:/\\:}"; }   # colons in an NQN are fio's file separator
 peer plugin-spdk-target "trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$SPDK_PORT subnqn=$(esc "$SPDK_NQN") ns=1" \
@@ -87,7 +108,7 @@ peer plugin-kernel-target "trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$TA
 run_fio cross-engine-writes w $S --name=x --rw=write --bs=128k --size=8m --iodepth=8 \
 	--verify=crc32c --do_verify=0
 peer_trid="trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$SPDK_PORT subnqn=$(esc "$SPDK_NQN") ns=1"
-with_plugin run_fio cross-plugin-verifies r --ioengine=spdk --thread=1 \
+plugin_fio cross-plugin-verifies r --ioengine=spdk --thread=1 \
 	--filename="$peer_trid" --name=x --rw=write --bs=128k --size=8m --iodepth=8 \
 	--verify=crc32c --verify_only=1 --verify_fatal=1
 
