@@ -127,10 +127,24 @@ net_off()    { ip link set "$TESTBED_NETDEV" down; }
 # Soft-RoCE does not carry traffic again after its link flapped under live queue pairs (seen
 # here: connects time out for good, even with nvmet's port set up again), so the way back is
 # what an administrator would do: the rxe device and the port created again.
+# rxe_gone PID: wait (30 s at most) for the `rdma link delete` PID.  The kernel's deletion
+# waits for every connection on the device, and a connection whose disconnect request went out
+# while the link was down can wait for ever (6.1 logs cm_destroy_id_wait_timeout every 10 s):
+# the process is then unkillable, so the suite ends here, saying so, rather than at its timeout.
+rxe_gone() {
+	local i
+	for i in $(seq 60); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+		sleep 0.5
+	done
+	bad "rdma link delete" "still blocked after 30 s; the kernel: $(dmesg | grep -m1 -o 'cm_destroy_id_wait_timeout.*' || dmesg | tail -1)"
+	suite_end engine_faults
+}
 net_on() {
 	ip link set "$TESTBED_NETDEV" up
 	rm -f "$PORT/subsystems/$NQN" "$PORT/subsystems/$NQN2"; rmdir "$PORT"
-	timeout 30 rdma link delete "$RDMA_DEV"
+	rdma link delete "$RDMA_DEV" &
+	rxe_gone $!
 	rdma link add "$RDMA_DEV" type rxe netdev "$TESTBED_NETDEV"
 	sleep 1
 	port_on
@@ -147,7 +161,7 @@ wait_back() {
 	bad wait_back "the target did not come back within 30 s"
 }
 # the rxe device deleted under running lanes (rdma blocks until they let go: in the background)
-rxe_off()    { timeout 60 rdma link delete "$RDMA_DEV" & sleep 0.2; }
+rxe_off()    { rdma link delete "$RDMA_DEV" & RXE_DEL=$!; sleep 0.2; }
 none()       { :; }
 
 # The target tears the controllers down: the RDMA CM says so at once.
@@ -278,7 +292,7 @@ grep -q 'the target may RDMA-read and write the buffers' "$WORK/access-verify.lo
 # ---- the RDMA device itself goes away -------------------------------------------------------
 # (the deletion completes once every user let go of the device: fio's lanes included)
 rxe_back() {
-	wait
+	rxe_gone "$RXE_DEL"
 	rm -f "$PORT/subsystems/$NQN" "$PORT/subsystems/$NQN2"; rmdir "$PORT" 2>/dev/null
 	rdma link add "$RDMA_DEV" type rxe netdev "$TESTBED_NETDEV"
 	sleep 1
