@@ -597,8 +597,8 @@ def goals(doc, derived):
         for jn in qd:
             e = derived.get((jn, "engine", target))
             if e and e["other_syscalls"] is not None:
-                names = ", ".join("%s %.2f" % (k, v) for k, v in sorted(e["syscall_names"].items(), key=lambda kv: -(kv[1] or 0))
-                                  if k != "write:uverbs" and v is not None and v >= 0.005)
+                names = ", ".join("%s %.2f" % (k, v) for k, v in sorted(e["syscall_names"].items(), key=lambda kv: -kv[1])
+                                  if k != "write:uverbs" and v >= 0.005)
                 res.append(("%s, %s target: job-thread syscalls/IO beyond the doorbell %.3f < %.2f%s" % (
                     jn, target, e["other_syscalls"], OTHER_SYSCALL_LIMIT, " (%s)" % names if names else ""),
                     e["other_syscalls"] < OTHER_SYSCALL_LIMIT))
@@ -635,8 +635,8 @@ def syscall_table(doc, derived):
         d = derived.get((r["job"], r["initiator"], r["target"]))
         if not d:
             continue
-        names = ", ".join("%s %.2f" % (k, v) for k, v in sorted(d["syscall_names"].items(), key=lambda kv: -(kv[1] or 0))
-                          if v is not None and abs(v) >= 0.005)
+        names = ", ".join("%s %.2f" % (k, v) for k, v in sorted(d["syscall_names"].items(), key=lambda kv: -kv[1])
+                          if abs(v) >= 0.005)
         out.append("| %s | %s | %s | %s |" % (r["job"], r["initiator"], r["target"], names or "none"))
     out.append("")
     return out
