@@ -40,7 +40,7 @@ struct nvmeof_options {
 	unsigned int ctrl_loss_tmo;    /* ms to keep reconnecting after a loss; 0: never reconnect */
 	unsigned int reconnect_delay;  /* ms between reconnect attempts */
 	unsigned int retry_on_reconnect;
-	char        *cuda_device;      /* "N" or "N,M,...": job i takes entry i mod n */
+	char        *cuda_device;      /* "N", "N,M,..." or "N:M:...": job i takes entry i mod n */
 	int          gpu_reg;
 	unsigned int gpudirect;
 	char        *io_queues;        /* "N" (1..NVMF_MAX_IO_QUEUES) or "auto" */
@@ -107,7 +107,7 @@ int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
 int  nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom);
 /* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
 int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);
-/* cuda_device: the ordinal job_index takes from the list ("0" or "0,1,2,3": entry
+/* cuda_device: the ordinal job_index takes from the list ("0", "0,1,2,3" or "0:1:2:3": entry
  * job_index mod n); 0, or -EINVAL with the reason in err (no CUDA call: fio's parent may
  * run this). */
 int  nvmeof_cuda_device_pick(const char *list, unsigned job_index, int *dev, char *err,

@@ -1,11 +1,13 @@
 /* nvmeof_options.c - the engine's job options, as fio's --enghelp lists them, and the checks
  * fio's parser cannot make itself. */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fio.h"
 #include "optgroup.h"
@@ -53,9 +55,10 @@ int nvmeof_cuda_device_pick(const char *list, unsigned job_index, int *dev, char
 		devs[n++] = (int)v;
 		if (!*end)
 			break;
-		if (*end != ',') {
+		/* ':' as fio's libcufile engine separates its gpu_dev_ids */
+		if (*end != ',' && *end != ':') {
 			snprintf(err, errlen, "cuda_device '%s': unexpected '%c' after entry %u "
-				 "(a list is 0,1,2,3)", list, *end, n);
+				 "(a list is 0,1,2,3 or 0:1:2:3)", list, *end, n);
 			return -EINVAL;
 		}
 		p = end + 1;
@@ -179,15 +182,87 @@ static int nvmeof_int_store(void *data, const long long *val, const struct nvmeo
 
 /* 0xffffffff is the broadcast NSID, never one namespace. */
 NVMEOF_INT_OPT(nsid, 0, 1, 0xfffffffeLL, " (a namespace ID)")
-NVMEOF_INT_OPT(connect_timeout, 1, 1, 3600000, " milliseconds")
-NVMEOF_INT_OPT(io_timeout, 2, 10, 86400000, " milliseconds")
-NVMEOF_INT_OPT(kato, 3, 0, 3600000, " milliseconds (0: no keep-alive)")
-NVMEOF_INT_OPT(ctrl_loss_tmo, 4, 0, 86400000, " milliseconds (0: never reconnect)")
-NVMEOF_INT_OPT(reconnect_delay, 5, 10, 3600000, " milliseconds")
 NVMEOF_INT_OPT(poll_us, 6, 0, 1000000, " microseconds")
 NVMEOF_INT_OPT(ack_timeout, 7, 0, 31, " (4.096 us x 2^N; 0: the RDMA CM's)")
 NVMEOF_INT_OPT(submit_batch, 8, 0, 65536, " I/Os (0: auto)")
-NVMEOF_INT_OPT(stop_grace, 9, 0, 86400000, " milliseconds (0: auto)")
+
+/* Times: milliseconds, or a number with a unit as fio's own time options take them (ms, s, m,
+ * h), so that nvme-cli's seconds can be written as meant: ctrl_loss_tmo=600s.  These options
+ * are strings to fio, which hands this the text: its integer parser reads "10s" as 10 and "10m"
+ * as 10 MiB, silently. */
+static int nvmeof_ms_parse(const char *str, long long *ms)
+{
+	static const struct { const char *suffix; long long mult; } units[] = {
+		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	const char *p = str;
+	char *end;
+	long long v;
+	size_t i;
+
+	if (!p)
+		return -EINVAL;
+	if (*p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(str, &end, 10);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (errno == ERANGE || v > LLONG_MAX / units[i].mult)
+			*ms = LLONG_MAX;	/* out of any range */
+		else
+			*ms = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+struct nvmeof_ms_opt {
+	const char *name;
+	size_t      off;
+	long long   min, max;
+	const char *unit;
+};
+
+static int nvmeof_ms_store(void *data, const char *str, const struct nvmeof_ms_opt *d)
+{
+	struct nvmeof_options *o = data;
+	long long ms;
+
+	if (nvmeof_ms_parse(str, &ms)) {
+		nvmeof_err("nvmeof: %s=%s is not a time: give milliseconds (%s=5000) or a number "
+			   "with a unit: ms, s, m or h (%s=5s)\n", d->name, str ? str : "",
+			   d->name, d->name);
+		return 1;
+	}
+	if (ms < d->min || ms > d->max) {
+		nvmeof_err("nvmeof: %s=%s is out of range: give %lld..%lld%s\n", d->name, str,
+			   d->min, d->max, d->unit);
+		return 1;
+	}
+	*(unsigned int *)((char *)o + d->off) = (unsigned int)ms;
+	return 0;
+}
+
+#define NVMEOF_MS_OPT(field, lo, hi, unit_)						\
+	static int nvmeof_##field##_cb(void *data, const char *str)			\
+	{										\
+		static const struct nvmeof_ms_opt d = {					\
+			.name = #field, .off = offsetof(struct nvmeof_options, field),	\
+			.min = (lo), .max = (hi), .unit = (unit_),			\
+		};									\
+		return nvmeof_ms_store(data, str, &d);					\
+	}
+
+NVMEOF_MS_OPT(connect_timeout, 1, 3600000, " milliseconds")
+NVMEOF_MS_OPT(io_timeout, 10, 86400000, " milliseconds")
+NVMEOF_MS_OPT(kato, 0, 3600000, " milliseconds (0: no keep-alive)")
+NVMEOF_MS_OPT(ctrl_loss_tmo, 0, 86400000, " milliseconds (0: never reconnect)")
+NVMEOF_MS_OPT(reconnect_delay, 10, 3600000, " milliseconds")
+NVMEOF_MS_OPT(stop_grace, 0, 86400000, " milliseconds (0: auto)")
 
 struct fio_option nvmeof_fio_options[] = {
 	{
@@ -274,13 +349,13 @@ struct fio_option nvmeof_fio_options[] = {
 	},
 	{
 		.name     = "connect_timeout",
-		.lname    = "Connect timeout (ms)",
-		.type     = FIO_OPT_INT,
+		.lname    = "Connect timeout",
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, connect_timeout),
 		.def      = "5000",
 		.cb       = nvmeof_connect_timeout_cb,
-		.help     = "Bound, in milliseconds, on each RDMA CM step and admin command while "
-			    "connecting",
+		.help     = "Bound on each RDMA CM step and admin command while connecting: ms, "
+			    "or with a unit (5s)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -299,63 +374,67 @@ struct fio_option nvmeof_fio_options[] = {
 	},
 	{
 		.name     = "io_timeout",
-		.lname    = "I/O timeout (ms)",
-		.type     = FIO_OPT_INT,
+		.lname    = "I/O timeout",
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, io_timeout),
 		.def      = "30000",
 		.cb       = nvmeof_io_timeout_cb,
-		.help     = "Milliseconds a command may go without a response before its I/O fails "
-			    "with ETIMEDOUT and the lane is declared failed (the kernel's default is "
-			    "30 s)",
+		.help     = "How long a command may go without a response before its I/O fails "
+			    "with ETIMEDOUT and the lane is declared failed: ms, or with a unit (30s, "
+			    "the kernel's default)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
 		.name     = "stop_grace",
-		.lname    = "Stop grace (ms)",
-		.type     = FIO_OPT_INT,
+		.lname    = "Stop grace",
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, stop_grace),
 		.def      = "0",
 		.cb       = nvmeof_stop_grace_cb,
-		.help     = "Milliseconds the commands in flight when fio stops the job (runtime, "
+		.help     = "How long the commands in flight when fio stops the job (runtime, "
 			    "Ctrl-C) get from the last completion before the lane gives them up and "
-			    "the job ends with an error; 0: 750, or twice the longest wait the job "
-			    "has seen; io_timeout still bounds each command",
+			    "the job ends with an error: ms, or with a unit (10s); 0: 750 ms, or twice "
+			    "the longest wait the job has seen; io_timeout still bounds each command",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
 		.name     = "kato",
-		.lname    = "Keep Alive Timeout (ms)",
-		.type     = FIO_OPT_INT,
+		.lname    = "Keep Alive Timeout",
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, kato),
 		.def      = "0",
 		.cb       = nvmeof_kato_cb,
-		.help     = "Keep Alive Timeout asked for in the admin Connect, in ms (0: none); Keep "
-			    "Alive is then sent every KATO/2, also while fio is idle",
+		.alias    = "keep_alive_tmo",
+		.help     = "Keep Alive Timeout asked for in the admin Connect: ms, or with a unit "
+			    "(15s; 0: none); Keep Alive is then sent every KATO/2, also while fio is "
+			    "idle",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
 		.name     = "ctrl_loss_tmo",
-		.lname    = "Controller loss timeout (ms)",
-		.type     = FIO_OPT_INT,
+		.lname    = "Controller loss timeout",
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, ctrl_loss_tmo),
 		.def      = "0",
 		.cb       = nvmeof_ctrl_loss_tmo_cb,
-		.help     = "After the connection is lost, reconnect every reconnect_delay ms for up "
-			    "to this many ms (0: never reconnect; the job fails at once)",
+		.help     = "After the connection is lost, reconnect every reconnect_delay for up "
+			    "to this long: ms, or with a unit (600s; 0: never reconnect, the job fails "
+			    "at once)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
 		.name     = "reconnect_delay",
-		.lname    = "Reconnect delay (ms)",
-		.type     = FIO_OPT_INT,
+		.lname    = "Reconnect delay",
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, reconnect_delay),
 		.def      = "1000",
 		.cb       = nvmeof_reconnect_delay_cb,
-		.help     = "Milliseconds between reconnect attempts (with ctrl_loss_tmo)",
+		.help     = "Time between reconnect attempts (with ctrl_loss_tmo): ms, or with a "
+			    "unit (10s)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -380,7 +459,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.posval   = {
 			{ .ival = "auto", .oval = NVMF_INLINE_AUTO,
 			  .help = "When the controller offers it (IOCCSZ, ICDOFF 0), except above "
-				  "iodepth 16 with a software RDMA device and a target on this host" },
+				  "iodepth 4 (16 when fio runs several jobs) with a software RDMA "
+				  "device and a target on this host" },
 			{ .ival = "on", .oval = NVMF_INLINE_ON,
 			  .help = "When the controller offers it, at any iodepth" },
 			{ .ival = "off", .oval = NVMF_INLINE_OFF,
@@ -470,8 +550,9 @@ struct fio_option nvmeof_fio_options[] = {
 		.off1     = offsetof(struct nvmeof_options, cuda_device),
 		.cb       = nvmeof_cuda_device_cb,
 		.def      = "0",
-		.help     = "nvmeof_mem=cuda: device ordinal, or a list (0,1,2,3) that job i takes "
-			    "entry i mod n from",
+		.alias    = "gpu_dev_ids",
+		.help     = "nvmeof_mem=cuda: device ordinal, or a list (0,1,2,3 or, as fio's "
+			    "gpu_dev_ids, 0:1:2:3) that job i takes entry i mod n from",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -1,6 +1,7 @@
-/* nvmf_lane.h - one controller connection (admin queue + one I/O queue) to an NVMe/RDMA
- * subsystem: the library's API for the fio engine.  Every call returns 0 or a negative errno;
- * on failure a one-line reason is in lane->err (or the err buffer given to the connect). */
+/* nvmf_lane.h - one controller connection (an admin queue and up to NVMF_MAX_IO_QUEUES I/O
+ * queues) to an NVMe/RDMA subsystem: the library's API for the fio engine.  Every call returns
+ * 0 or a negative errno; on failure a one-line reason is in lane->err (or the err buffer given
+ * to the connect). */
 #ifndef FIO_NVMEOF_LANE_H
 #define FIO_NVMEOF_LANE_H
 

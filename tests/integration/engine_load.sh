@@ -46,7 +46,8 @@ gpu_bad() { # VALUE REGEX
 }
 gpu_bad --cuda_device=gpu0 "nvmeof: cuda_device 'gpu0': entry 1 is not a device ordinal"
 gpu_bad --cuda_device=0,1, "nvmeof: cuda_device '0,1,': entry 3 is not a device ordinal"
-gpu_bad --cuda_device=0:1 "nvmeof: cuda_device '0:1': unexpected ':' after entry 1"
+gpu_bad --cuda_device=0/1 "nvmeof: cuda_device '0/1': unexpected '/' after entry 1"
+gpu_bad --gpu_dev_ids=0:x "nvmeof: cuda_device '0:x': entry 2 is not a device ordinal"
 gpu_bad --cuda_device=4096 "nvmeof: cuda_device '4096': entry 1 is larger than 1023"
 gpu_bad --gpu_reg=both 'fio: failed parsing gpu_reg=both'
 gpu_bad --gpudirect=maybe 'fio: failed parsing gpudirect=maybe'
@@ -55,6 +56,34 @@ out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
 	--subnqn=nqn.2026-12.io.example:parse --nvmeof_mem=cuda --cuda_device=0,1,2,3 \
 	--gpu_reg=peermem --gpudirect=0 2>&1) && ok "good GPU option values parse" ||
 	{ bad "good GPU option values parse"; echo "$out" | sed 's/^/    | /'; }
+out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
+	--subnqn=nqn.2026-12.io.example:parse --nvmeof_mem=cuda --gpu_dev_ids=0:1:2:3 2>&1) &&
+	ok "gpu_dev_ids=0:1:2:3 (fio's libcufile spelling) parses" ||
+	{ bad "gpu_dev_ids=0:1:2:3 parses"; echo "$out" | sed 's/^/    | /'; }
+
+# Times: milliseconds, or a number with a unit (ms, s, m, h).  fio's integer parser would have
+# read 10k as 10240 and 10m as 10 MiB of milliseconds; a time option refuses them.
+time_bad() { # ARG REGEX
+	out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
+		--subnqn=nqn.2026-12.io.example:parse "$1" 2>&1); rc=$?
+	if [ $rc != 0 ] && echo "$out" | grep -qE "$2"; then
+		ok "$1 refused: $(echo "$out" | grep -m1 -E "$2")"
+	else
+		bad "$1 refused (rc=$rc)"; echo "$out" | sed 's/^/    | /'
+	fi
+}
+time_bad --kato=10k 'nvmeof: kato=10k is not a time: give milliseconds \(kato=5000\) or a number with a unit: ms, s, m or h'
+time_bad --ctrl_loss_tmo=10x 'nvmeof: ctrl_loss_tmo=10x is not a time'
+time_bad --io_timeout=30sec 'nvmeof: io_timeout=30sec is not a time'
+time_bad --connect_timeout= 'nvmeof: connect_timeout= is not a time'
+time_bad --keep_alive_tmo=2h 'nvmeof: kato=2h is out of range: give 0..3600000 milliseconds'
+time_bad --reconnect_delay=5ms 'nvmeof: reconnect_delay=5ms is out of range: give 10..3600000'
+time_bad --stop_grace=2d 'nvmeof: stop_grace=2d is not a time'
+out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
+	--subnqn=nqn.2026-12.io.example:parse --kato=15s --keep_alive_tmo=15000 \
+	--ctrl_loss_tmo=10m --reconnect_delay=500ms --io_timeout=30S --stop_grace=1h \
+	--connect_timeout=5000ms 2>&1) && ok "times with units parse (15s, 10m, 500ms, 30S, 1h)" ||
+	{ bad "times with units parse"; echo "$out" | sed 's/^/    | /'; }
 
 # Every shipped job file parses with the engine loaded (run from the repository root).
 cd "$REPO" || exit 1

@@ -20,7 +20,8 @@ KA="$NVMEOF --name=ka --rw=randread --bs=4k --size=1m --iodepth=1 --thinktime=10
 	--thinktime_blocks=40 --number_ios=100"
 mark=$(dmesg_mark)
 f0=$fail
-run_fio keepalive-kato2000 r $KA --kato=2000
+# (nvme-cli's name for it, and a unit: the same 2000 ms)
+run_fio keepalive-kato2000 r $KA --keep_alive_tmo=2s
 if [ $fail != $f0 ]; then
 	:   # the job itself failed: said above
 elif grep -q 'keep-alive every 1000 ms (KATO 2000 ms)' "$WORK/keepalive-kato2000.log"; then
@@ -227,7 +228,7 @@ fi
 # the port never comes back: ctrl_loss_tmo ends the job, saying so (with retry_on_reconnect
 # nothing fails at the loss itself: only giving up ends the job)
 bg_fault reconnect-giveup 1 port_off none none $NVMEOF --name=gu --rw=randread --bs=4k \
-	--size=16m --iodepth=8 --time_based --runtime=120 --ctrl_loss_tmo=3000 --reconnect_delay=500 \
+	--size=16m --iodepth=8 --time_based --runtime=120 --ctrl_loss_tmo=3s --reconnect_delay=500ms \
 	--retry_on_reconnect=1
 took=$(( $(now_ms) - BRK_MS ))
 port_on
