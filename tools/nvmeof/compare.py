@@ -36,7 +36,7 @@ def parser():
     p.add_argument("--size", default="64m", help="region every job uses, from offset 0 (64m)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--matrix", help="matrix file (format in docs/compare.md / compare_matrix.py)")
-    g.add_argument("--bench", action="store_true", help="issue #9's matrix (make bench)")
+    g.add_argument("--bench", action="store_true", help="the bench matrix (make bench): 4 KiB random read and write at QD 1, 8, 32, 128, 128 KiB and 1 MiB sequential read at QD 8, numjobs 1 and 4")
     g.add_argument("--quick", action="store_true", help="tiny matrix: 4k randread QD1 and QD8")
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="the engine .so")
     p.add_argument("--spdk-plugin", help="SPDK's fio plugin (spdk_nvme): adds the spdk initiator; "

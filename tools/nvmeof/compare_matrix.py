@@ -113,7 +113,7 @@ def _rows(spec):
 
 
 def default_matrix():
-    """Issue #10: 4 KiB randread/randwrite at QD 1, 8, 32, 128; 128 KiB and 1 MiB sequential
+    """The default matrix: 4 KiB randread/randwrite at QD 1, 8, 32, 128; 128 KiB and 1 MiB sequential
     read and write at QD 8; each with numjobs 1 and 4."""
     spec = []
     for nj in (1, 4):
@@ -127,7 +127,7 @@ def default_matrix():
 
 
 def bench_matrix():
-    """Issue #9 (`make bench`): as the default, but the sequential rows read only."""
+    """The bench matrix (`make bench`): as the default, but the sequential rows read only."""
     return [r for r in default_matrix() if r["rw"] != "write"]
 
 
