@@ -56,6 +56,7 @@ struct nvmeof_data {
 	uint64_t            nr_posted[NVMF_MAX_IO_QUEUES]; /* commands posted per queue */
 	int                 pick_cpu;    /* io_queue_pick: the queues of the CPU the job runs on */
 	int                 test_cpu;    /* >= 0: the CPU pick_cpu takes (FIO_NVMEOF_TEST_CPU) */
+	char                queues_why[NVMF_POLICY_WHY_LEN]; /* io_queues=auto: what bounded it */
 	struct nvmf_cpu_queues cpuq;
 	struct nvmeof_buffers bufs;
 	unsigned            nr_finished; /* events[0..nr_finished) passed the buffers' reaping */
@@ -284,7 +285,8 @@ static int fio_nvmeof_init(struct thread_data *td)
 	/* Connect first: MDTS decides how many commands the largest I/O needs. */
 	lo.io_queue_entries = td->o.iodepth + 1;
 	lo.io_max_bytes = max_bs;
-	if ((rc = nvmeof_io_queues_want(td, &lo.io_queues, &lo.io_queues_auto)))
+	if ((rc = nvmeof_io_queues_want(td, &lo.io_queues, &lo.io_queues_auto, ld->queues_why,
+					 sizeof(ld->queues_why))))
 		goto fail;
 	ld->use_events = lo.use_events;
 	ld->delay_submit = o->delay_submit != 0;
@@ -302,8 +304,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	ld->cpl.arg = ld;
 	ld->pick_cpu = in->io_queues > 1 &&
 		       (o->io_queue_pick == NVMEOF_PICK_CPU ||
-			(o->io_queue_pick == NVMEOF_PICK_AUTO &&
-			 nvmf_cpu_queues_auto(in->rdma_software, in->target_local)));
+			(o->io_queue_pick == NVMEOF_PICK_AUTO && in->policy.pick_cpu.value));
 	nvmeof_queues_attach(ld);
 	if ((rc = nvmeof_check_depth(td, in))) {
 		td_verror(td, -rc, "nvmeof init");
@@ -333,8 +334,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 		goto fail;
 	}
 	ld->depth = td->o.iodepth;
-	ld->submit_batch = o->submit_batch ? o->submit_batch :
-			   nvmf_lane_submit_batch_auto(ld->depth, in->rdma_software, in->target_local);
+	ld->submit_batch = o->submit_batch ? o->submit_batch : in->policy.submit_batch.value;
 	ld->io_timeout_ms = o->io_timeout;
 	ld->stop_grace_ms = o->stop_grace;
 	ld->events = calloc(ld->depth + 1, sizeof(*ld->events));
@@ -359,7 +359,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "", queues[160], ack[48] = "", icd[112] = "", batch[96] = "";
+	char bufs[1024], ka[128] = "", queues[384], ack[48] = "", icd[160] = "", batch[160] = "";
 	struct fio_file *f;
 	unsigned int i;
 
@@ -380,26 +380,29 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(ack, sizeof(ack), ", ACK timeout %.0f us", ns / 1e3);
 	}
-	/* inline_data=auto chose keyed writes (nvmf_lane_inline_auto_keyed): say why. */
+	/* Each default the fabric policy decided, with its reason (lib/nvmf_policy.h). */
 	if (in->inline_offered && !in->inline_max && o->inline_data == NVMF_INLINE_AUTO)
-		snprintf(icd, sizeof(icd), " of %u offered (iodepth %u > %u: software RDMA device, "
-			 "local target)", in->inline_offered, td->o.iodepth,
-			 nvmf_lane_inline_local_max_depth(thread_number));
-	/* submit_batch=0 took the software device's larger chains (nvmf_lane_submit_batch_auto). */
-	if (ld->delay_submit && !o->submit_batch && in->rdma_software && in->target_local &&
-	    ld->submit_batch > 1)
-		snprintf(batch, sizeof(batch), " (submit batch %u = iodepth/%u: software RDMA device, "
-			 "local target)", ld->submit_batch, NVMF_SUBMIT_BATCH_DIV_LOCAL);
+		snprintf(icd, sizeof(icd), " of %u offered (%s)", in->inline_offered,
+			 in->policy.inline_keyed.why);
+	if (ld->delay_submit && !o->submit_batch)
+		snprintf(batch, sizeof(batch), " (submit batch %u = %s)", ld->submit_batch,
+			 in->policy.submit_batch.why);
 	/* Several queues: how many the controller granted (Set Features Number of Queues). */
-	if (in->io_queues > 1 || in->io_queues_granted != 1)
-		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)%s%s",
+	if (in->io_queues > 1 || in->io_queues_granted != 1) {
+		/* io_queue_pick=auto says the policy's reason; io_queues=auto what bounded it */
+		int pick_auto = o->io_queue_pick == NVMEOF_PICK_AUTO && in->io_queues > 1;
+
+		snprintf(queues, sizeof(queues), "%u I/O queues of %u (controller grants %u)%s%s%s%s"
+			 "%s%s%s",
 			 in->io_queues, in->io_queue_entries, in->io_queues_granted,
-			 in->io_queues < 2 ? "" : !ld->pick_cpu ? ", least busy first" :
-			 o->io_queue_pick == NVMEOF_PICK_CPU ? ", by CPU" :
-			 ", by CPU (software RDMA device, local target)",
-			 ld->pick_cpu && ld->test_cpu >= 0 ? " AS IF ON ONE CPU (test knob)" : "");
-	else
+			 in->io_queues < 2 ? "" : ld->pick_cpu ? ", by CPU" : ", least busy first",
+			 pick_auto ? " (" : "", pick_auto ? in->policy.pick_cpu.why : "",
+			 pick_auto ? ")" : "",
+			 ld->pick_cpu && ld->test_cpu >= 0 ? " AS IF ON ONE CPU (test knob)" : "",
+			 ld->queues_why[0] ? ", io_queues=auto: " : "", ld->queues_why);
+	} else {
 		snprintf(queues, sizeof(queues), "queue %u", in->io_queue_entries);
+	}
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 		char mdts[32];
@@ -409,14 +412,16 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s port %u (%s -> %s:%s)%s%s%s\n",
+			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s port %u (%s -> %s:%s)%s%s%s; "
+			 "fabric: %s, %s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 queues, in->inline_max, icd,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
 			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", batch, in->rdma_dev,
-			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs);
+			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs,
+			 in->fabric.device_why, in->fabric.target_why);
 	}
 }
 

@@ -32,7 +32,7 @@ struct nvmeof_options {
 	int          completion;
 	unsigned int poll_us;          /* hybrid: spin this long after the last activity */
 	unsigned int delay_submit;     /* a commit with commands in flight posts at getevents */
-	unsigned int submit_batch;     /* delay_submit: post once this many wait; 0: iodepth/8 */
+	unsigned int submit_batch;     /* delay_submit: post once this many wait; 0: the policy's */
 	int          mem;
 	unsigned int io_timeout;       /* ms without a response before a command fails */
 	unsigned int stop_grace;       /* ms commands in flight get after fio stops; 0: auto */
@@ -104,7 +104,8 @@ int  fio_nvmeof_setup(struct thread_data *td);
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
 /* io_queues: N, or auto (*autom set, *n = the CPUs this job may run on, at most
  * NVMF_MAX_IO_QUEUES).  0, or -EINVAL with one line said. */
-int  nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom);
+int  nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom, char *why,
+			   size_t whylen);
 /* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
 int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);
 /* cuda_device: the ordinal job_index takes from the list ("0", "0,1,2,3" or "0:1:2:3": entry

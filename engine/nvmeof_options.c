@@ -97,8 +97,8 @@ static int nvmeof_io_queues_parse(const char *str, unsigned *n, int *autom, char
 	errno = 0;
 	v = str && *str >= '0' && *str <= '9' ? strtol(str, &end, 10) : -1;
 	if (v < 1 || v > NVMF_MAX_IO_QUEUES || errno || *end) {
-		snprintf(err, errlen, "io_queues=%s: give 1..%d I/O queue pairs, or auto (what the "
-			 "controller grants, up to the CPUs the job may use)", str ? str : "",
+		snprintf(err, errlen, "io_queues=%s: give 1..%d I/O queue pairs, or auto (one per CPU "
+			 "the job may use, at most 4, as the controller grants)", str ? str : "",
 			 NVMF_MAX_IO_QUEUES);
 		return -EINVAL;
 	}
@@ -121,7 +121,8 @@ static int nvmeof_io_queues_cb(void *data, const char *str)
 }
 
 /* In the job's own thread at init: fio has applied cpus_allowed by then. */
-int nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom)
+int nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom, char *why,
+			  size_t whylen)
 {
 	struct nvmeof_options *o = td->eo;
 	char err[200];
@@ -134,9 +135,10 @@ int nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom)
 		td_verror(td, -rc, "nvmeof io_queues");
 		return rc;
 	}
+	why[0] = 0;
 	if (*autom) {
 		cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-		*n = cpus < 1 ? 1 : cpus > NVMF_MAX_IO_QUEUES ? NVMF_MAX_IO_QUEUES : (unsigned)cpus;
+		*n = nvmf_policy_auto_io_queues(cpus < 1 ? 1 : (unsigned)cpus, why, whylen);
 	}
 	return 0;
 }
@@ -521,8 +523,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.def      = "0",
 		.help     = "With delay_submit, I/Os committed while others are in flight wait until "
 			    "this many are held, or none is in flight, then go out in one chain; "
-			    "0: iodepth/8, or iodepth/2 with a software RDMA device and a local target "
-			    "(at least 1); 1: at every getevents",
+			    "0: 1 (at every getevents, as SPDK), or iodepth/2 with a software RDMA "
+			    "device and a local target",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -593,8 +595,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.cb       = nvmeof_io_queues_cb,
 		.def      = "1",
 		.help     = "I/O queue pairs of the job's controller: N (1..64; fewer granted fails "
-			    "the job), or auto (what the controller grants, up to the CPUs the job "
-			    "may use)",
+			    "the job), or auto (one per CPU the job may use, at most 4: one thread "
+			    "polls them all; fewer if the controller grants fewer)",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -27,8 +27,3 @@ void nvmf_cpu_queues_of(const struct nvmf_cpu_queues *m, int cpu, unsigned *firs
 	*first = r % m->nr_q;
 	*stride = m->ncpus;
 }
-
-int nvmf_cpu_queues_auto(int rdma_software, int target_local)
-{
-	return rdma_software && target_local;
-}

@@ -27,12 +27,4 @@ void nvmf_cpu_queues_init(struct nvmf_cpu_queues *m, const cpu_set_t *set, unsig
 void nvmf_cpu_queues_of(const struct nvmf_cpu_queues *m, int cpu, unsigned *first,
 			unsigned *stride);
 
-/* 1: io_queue_pick=auto picks by CPU.  With a software RDMA device and the target on this host,
- * the transport's and the target's work for a queue's commands runs on the CPU that posts
- * them; a job that posts each command on its current CPU's queue, as the kernel initiator
- * does, keeps each queue's work on one CPU and the CPUs busy in parallel.  A hardware NIC or
- * a remote target: 0 (the least busy queue: the target and the NIC work each queue apart,
- * whichever CPU posts). */
-int nvmf_cpu_queues_auto(int rdma_software, int target_local);
-
 #endif

@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "nvmf_lane.h"
-#include "nvmf_mem.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
 
@@ -429,50 +428,6 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct
 	lim->inline_max = lane->info.inline_max;
 }
 
-/* The same address, or a loopback one: the target answers from this host. */
-static int nvmf_addr_local_peer(const struct sockaddr *local, const struct sockaddr *peer)
-{
-	if (!local || !peer)
-		return 0;
-	if (peer->sa_family == AF_INET) {
-		const struct in_addr *p = &((const struct sockaddr_in *)peer)->sin_addr;
-
-		if ((ntohl(p->s_addr) >> 24) == 127)
-			return 1;
-		return local->sa_family == AF_INET &&
-		       p->s_addr == ((const struct sockaddr_in *)local)->sin_addr.s_addr;
-	}
-	if (peer->sa_family == AF_INET6) {
-		const struct in6_addr *p = &((const struct sockaddr_in6 *)peer)->sin6_addr;
-
-		if (IN6_IS_ADDR_LOOPBACK(p))
-			return 1;
-		return local->sa_family == AF_INET6 &&
-		       !memcmp(p, &((const struct sockaddr_in6 *)local)->sin6_addr, sizeof(*p));
-	}
-	return 0;
-}
-
-unsigned nvmf_lane_inline_local_max_depth(unsigned host_jobs)
-{
-	return host_jobs > 1 ? NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS : NVMF_INLINE_LOCAL_MAX_DEPTH;
-}
-
-int nvmf_lane_inline_auto_keyed(unsigned io_depth, unsigned host_jobs, int rdma_software,
-				const struct sockaddr *local, const struct sockaddr *peer)
-{
-	return io_depth > nvmf_lane_inline_local_max_depth(host_jobs) && rdma_software &&
-	       nvmf_addr_local_peer(local, peer);
-}
-
-unsigned nvmf_lane_submit_batch_auto(unsigned io_depth, int rdma_software, int target_local)
-{
-	unsigned batch = io_depth / (rdma_software && target_local ? NVMF_SUBMIT_BATCH_DIV_LOCAL :
-				     NVMF_SUBMIT_BATCH_DIV);
-
-	return batch ? batch : 1;
-}
-
 int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 {
 	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
@@ -768,7 +723,8 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	struct nvmf_lane_info *in = &lane->info;
 	struct nvmf_rdma_params rp;
 	uint16_t cntlid = 0;
-	char pci[32];
+	struct nvmf_dev_facts dev;
+	char parent[512];
 	int rc;
 
 	memset(&rp, 0, sizeof(rp));
@@ -805,9 +761,17 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	in->ack_timeout = nvmf_rdma_queue_ack_timeout(lane->aq);
 	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
 	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
-	in->rdma_software = nvmf_sysfs_rdma_pci(NULL, in->rdma_dev, pci, sizeof(pci)) == -ENOENT;
-	in->target_local = nvmf_addr_local_peer(rdma_get_local_addr(lane->aq->id),
-						rdma_get_peer_addr(lane->aq->id));
+	/* The fabric, once: every default that depends on it comes from nvmf_policy_decide. */
+	nvmf_rdma_queue_dev_facts(lane->aq, NULL, &dev, parent, sizeof(parent));
+	in->fabric.rdma_software = nvmf_policy_classify_device(&dev, in->fabric.device_why,
+							       sizeof(in->fabric.device_why));
+	in->fabric.target_local = nvmf_policy_target_local(rdma_get_local_addr(lane->aq->id),
+							   rdma_get_peer_addr(lane->aq->id),
+							   in->fabric.target_why,
+							   sizeof(in->fabric.target_why));
+	in->fabric.io_depth = opts->io_depth;
+	in->fabric.host_jobs = opts->host_jobs;
+	nvmf_policy_decide(&in->fabric, &in->policy);
 
 	if (!opts->no_io_queue) {
 		unsigned want = opts->io_queues ? opts->io_queues : 1;
@@ -844,10 +808,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 				     in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe) : 0;
 		in->inline_max = in->inline_offered;
 		if (opts->inline_data == NVMF_INLINE_OFF ||
-		    (opts->inline_data == NVMF_INLINE_AUTO &&
-		     nvmf_lane_inline_auto_keyed(opts->io_depth, opts->host_jobs, in->rdma_software,
-						 rdma_get_local_addr(lane->aq->id),
-						 rdma_get_peer_addr(lane->aq->id))))
+		    (opts->inline_data == NVMF_INLINE_AUTO && in->policy.inline_keyed.value))
 			in->inline_max = 0;
 		/* Whatever was asked for, a controller with a keep-alive timer in force gets its
 		 * keep-alives (some targets insist on a minimum KATO even when the host sends 0). */

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "nvmf_io.h"
+#include "nvmf_policy.h"
 #include "nvmf_queue.h"
 #include "nvmf_spec.h"
 
@@ -17,24 +18,9 @@
 #define NVMF_ERR_LEN 256
 #define NVMF_MAX_IO_QUEUES 64      /* I/O queue pairs one lane may hold */
 
-/* In-capsule writes.  AUTO: when the controller offers them, except in a deep job on a
- * software RDMA device whose target is on this host (nvmf_lane_inline_auto_keyed); ON: whenever
- * the controller offers them. */
+/* In-capsule writes.  AUTO: when the controller offers them, except where the fabric policy
+ * says keyed (nvmf_policy.h); ON: whenever the controller offers them. */
 enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
-
-/* AUTO sends writes keyed above this io_depth with a software RDMA device and a local target,
- * measured in the testbed (docs/benchmarks.md "In-capsule writes with Soft-RoCE and a local target"): for
- * one job, in-capsule was ahead at 2, level at 4 and behind from 8 on; with several jobs on the
- * host's CPUs, in-capsule was ahead at 8 and level at 32, so they keep the earlier line, 16. */
-#define NVMF_INLINE_LOCAL_MAX_DEPTH      4
-#define NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS 16
-
-/* The caller's default chain of held I/Os per post (its submit_batch), as a divisor of its
- * io_depth: a post is a doorbell write on a hardware NIC, so most of the depth stays at the
- * target; with a software RDMA device and a local target each post is a system call that also
- * runs the target's receive, so fewer, longer chains go faster (docs/benchmarks.md "submit_batch"). */
-#define NVMF_SUBMIT_BATCH_DIV       8
-#define NVMF_SUBMIT_BATCH_DIV_LOCAL 2
 
 struct nvmf_lane_opts {
 	const char *traddr;
@@ -82,8 +68,8 @@ struct nvmf_lane_info {
 	unsigned io_queues_granted;   /* Set Features Number of Queues' answer (1 when not asked) */
 	uint32_t inline_max;          /* in-capsule write bytes used (0: off) */
 	uint32_t inline_offered;      /* in-capsule write bytes the controller takes (IOCCSZ) */
-	int      rdma_software;       /* the RDMA device has no PCI device: Soft-RoCE, siw */
-	int      target_local;        /* the target's address is this side's, or a loopback one */
+	struct nvmf_policy_facts fabric; /* the RDMA device and the target, as the policy saw them */
+	struct nvmf_policy policy;    /* the fabric-dependent defaults, each with its reason */
 	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
 	char     rdma_dev[64];
@@ -127,23 +113,6 @@ int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns
  * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
 
-/* 1: inline_data AUTO sends writes keyed in this lane.  With a software RDMA device and the
- * target on this host, the initiator's post runs the target's receive in the same system call,
- * and a multi-packet SEND (in-capsule data) hands it to ksoftirqd, which then preempts the job
- * once per write; deep jobs go faster keyed (the target reads the data), shallow ones stay
- * faster in-capsule.  A hardware NIC or a remote target: always 0. */
-int nvmf_lane_inline_auto_keyed(unsigned io_depth, unsigned host_jobs, int rdma_software,
-				const struct sockaddr *local, const struct sockaddr *peer);
-
-/* The deepest io_depth at which AUTO keeps in-capsule writes with a software RDMA device and a
- * local target: NVMF_INLINE_LOCAL_MAX_DEPTH for one job, ..._JOBS for several. */
-unsigned nvmf_lane_inline_local_max_depth(unsigned host_jobs);
-
-/* The default submit batch for io_depth: io_depth / NVMF_SUBMIT_BATCH_DIV, or
- * io_depth / NVMF_SUBMIT_BATCH_DIV_LOCAL with a software RDMA device and a local target; at
- * least 1. */
-unsigned nvmf_lane_submit_batch_auto(unsigned io_depth, int rdma_software, int target_local);
-
 /* The I/O queues (idx from 0; NULL past the last), and the limits for a namespace of the given
  * LBA size (the same on every I/O queue). */
 struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx);
@@ -172,9 +141,6 @@ void nvmf_lane_kill(struct nvmf_lane *lane);
  * identified again, keep-alive restarted.  The I/O queues are new ones (nvmf_lane_ioq), and
  * nvmf_lane_io_limits must be asked again.  0, or a negative errno with why in err. */
 int  nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen);
-
-/* Decode a CM reject's private data into words. */
-void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
 
 /* Wait for (CSTS & mask) == want, reading CSTS with read_csts(ctx, &csts) about every
  * millisecond: 0; -EIO as soon as CSTS.CFS is set, whatever else CSTS shows; -ETIMEDOUT once

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "nvmf_lane.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
 
@@ -490,6 +490,35 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 /* CQ events are acked in batches: each ack takes the CQ's lock. */
 #define NVMF_RDMA_ACK_BATCH 64
 #define NVMF_RDMA_WAIT_MAX  64   /* queues one wait sleeps on (a lane's NVMF_MAX_IO_QUEUES) */
+
+void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
+			       struct nvmf_dev_facts *f, char *parent, size_t len)
+{
+	struct ibv_device_attr attr;
+	char path[512];
+	ssize_t n;
+
+	memset(f, 0, sizeof(*f));
+	parent[0] = 0;
+	if (!rq || !rq->id || !rq->id->verbs)
+		return;
+	f->name = ibv_get_device_name(rq->id->verbs->device);
+	if (!ibv_query_device(rq->id->verbs, &attr)) {
+		f->vendor_known = 1;
+		f->vendor_id = attr.vendor_id;
+	}
+	if (!f->name || strchr(f->name, '/'))
+		return;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", sysfs ? sysfs : "/sys",
+		 f->name);
+	n = readlink(path, parent, len - 1);
+	if (n > 0) {
+		parent[n] = 0;
+		f->parent = parent;
+	} else {
+		parent[0] = 0;
+	}
+}
 
 uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq)
 {

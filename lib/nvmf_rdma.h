@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "nvmf_policy.h"
 #include "nvmf_queue.h"
 
 struct nvmf_rdma_params {
@@ -55,6 +56,13 @@ void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq);
  * acked, described in why, and the queue is gone: -ENOTCONN (the target disconnected),
  * -ENODEV (the RDMA device went away) or -ECONNABORTED (anything else). */
 int  nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen);
+/* What the queue's verbs device says about itself, for nvmf_policy_classify_device: its name,
+ * its vendor ID (ibv_query_device), and its parent device in sysfs (the resolved link, in
+ * parent; f->parent NULL when it has none).  sysfs: NULL for /sys (tests give a tree). */
+void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
+			       struct nvmf_dev_facts *f, char *parent, size_t len);
+/* A CM reject's NVMe/RDMA private data (the record format, the status) in words. */
+void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
 /* The queue pair's local ACK timeout exponent as the device holds it (0: unknown). */
 uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq);
 /* Reap each of n queues once, without waiting: the commands completed on all of them, or the

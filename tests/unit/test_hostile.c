@@ -13,6 +13,7 @@
 #include "nvmf_io.h"
 #include "nvmf_lane.h"
 #include "nvmf_queue.h"
+#include "nvmf_rdma.h"
 #include "nvmf_spec.h"
 
 #include "check.h"

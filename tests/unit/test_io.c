@@ -1,6 +1,6 @@
 /* test_io.c - one user I/O as NVMe commands (lib/nvmf_io.c): splitting, the SQE bytes of each
  * part at NVMe spec offsets (as posted, copied by the scripted peer), in-capsule vs keyed
- * data (and when inline_data=auto chooses keyed), trim via the per-slot DSM range, flush,
+ * data, trim via the per-slot DSM range, flush,
  * all-or-nothing staging, collecting the parts' completions, and which queue the CPU a job
  * runs on posts to (io_queue_pick=cpu, lib/nvmf_cpuq.c). */
 #include <arpa/inet.h>
@@ -321,95 +321,6 @@ static void test_write_inline_vs_keyed(void)
 	free(buf);
 }
 
-/* An IPv4 or IPv6 address into ss (NULL: no address). */
-static const struct sockaddr *mk_addr(struct sockaddr_storage *ss, const char *ip)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (!ip)
-		return NULL;
-	if (strchr(ip, ':')) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		CHECK_EQ(inet_pton(AF_INET6, ip, &a->sin6_addr), 1);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-		a->sin_family = AF_INET;
-		CHECK_EQ(inet_pton(AF_INET, ip, &a->sin_addr), 1);
-	}
-	return (const struct sockaddr *)ss;
-}
-
-/* inline_data=auto sends writes keyed only in a job deeper than 4 (16 when fio runs several jobs,
- * numjobs' clones included) on a software RDMA device with the target on this host (the same
- * address as the local side, or a loopback one). */
-static void test_inline_auto_keyed(void)
-{
-	static const struct {
-		unsigned depth, jobs;
-		int software;
-		const char *local, *peer;
-		int want;
-	} cases[] = {
-		{ 5, 1, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 8, 1, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 128, 1, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 4, 1, 1, "10.99.0.1", "10.99.0.1", 0 },        /* shallow: in-capsule */
-		{ 1, 1, 1, "10.99.0.1", "10.99.0.1", 0 },
-		{ 8, 0, 1, "10.99.0.1", "10.99.0.1", 1 },        /* jobs not known: one */
-		{ 4, 0, 1, "10.99.0.1", "10.99.0.1", 0 },
-		{ 16, 4, 1, "10.99.0.1", "10.99.0.1", 0 },       /* several jobs: in-capsule to 16 */
-		{ 8, 2, 1, "10.99.0.1", "10.99.0.1", 0 },
-		{ 17, 4, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 32, 2, 1, "10.99.0.1", "10.99.0.1", 1 },
-		{ 0, 1, 1, "10.99.0.1", "10.99.0.1", 0 },        /* depth not known */
-		{ 128, 1, 0, "10.99.0.1", "10.99.0.1", 0 },      /* a NIC with a PCI device */
-		{ 128, 1, 1, "10.99.0.1", "10.99.0.2", 0 },      /* another host */
-		{ 128, 1, 1, "10.99.0.1", "127.0.0.1", 1 },
-		{ 128, 1, 1, "10.99.0.1", "126.255.255.255", 0 },
-		{ 128, 1, 1, "fd00::1", "fd00::1", 1 },
-		{ 128, 1, 1, "fd00::1", "fd00::2", 0 },
-		{ 128, 1, 1, "10.99.0.1", "::1", 1 },
-		{ 128, 1, 1, "10.99.0.1", "fd00::1", 0 },        /* families differ */
-		{ 128, 1, 1, NULL, "10.99.0.1", 0 },
-		{ 128, 1, 1, "10.99.0.1", NULL, 0 },
-	};
-	struct sockaddr_storage l, p;
-
-	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH, 4);
-	CHECK_EQ(NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS, 16);
-	CHECK_EQ(nvmf_lane_inline_local_max_depth(0), 4);
-	CHECK_EQ(nvmf_lane_inline_local_max_depth(1), 4);
-	CHECK_EQ(nvmf_lane_inline_local_max_depth(2), 16);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK_EQ(nvmf_lane_inline_auto_keyed(cases[i].depth, cases[i].jobs, cases[i].software,
-						     mk_addr(&l, cases[i].local),
-						     mk_addr(&p, cases[i].peer)), cases[i].want);
-}
-
-/* submit_batch=0's default: iodepth/8, or iodepth/2 with a software RDMA device and a local
- * target (each post a system call that runs the target's receive); never 0. */
-static void test_submit_batch_auto(void)
-{
-	static const struct {
-		unsigned depth;
-		int software, local;
-		unsigned want;
-	} cases[] = {
-		{ 32, 0, 0, 4 }, { 128, 0, 0, 16 }, { 8, 0, 0, 1 }, { 7, 0, 0, 1 }, { 1, 0, 0, 1 },
-		{ 0, 0, 0, 1 }, { 32, 1, 0, 4 }, { 32, 0, 1, 4 },   /* only both together */
-		{ 32, 1, 1, 16 }, { 128, 1, 1, 64 }, { 8, 1, 1, 4 }, { 3, 1, 1, 1 }, { 2, 1, 1, 1 },
-		{ 1, 1, 1, 1 }, { 0, 1, 1, 1 }, { 65535, 1, 1, 32767 }, { 65535, 0, 0, 8191 },
-	};
-
-	CHECK_EQ(NVMF_SUBMIT_BATCH_DIV, 8);
-	CHECK_EQ(NVMF_SUBMIT_BATCH_DIV_LOCAL, 2);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK_EQ(nvmf_lane_submit_batch_auto(cases[i].depth, cases[i].software, cases[i].local),
-			 cases[i].want);
-}
-
 /* Which queues a CPU posts to (io_queue_pick=cpu): the job's set as a bit mask, the queues, the
  * CPU asked for, and its queues (first, first + stride, ...). */
 static void test_cpu_queues(void)
@@ -451,11 +362,6 @@ static void test_cpu_queues(void)
 		CHECK_EQ(first, cases[i].first);
 		CHECK_EQ(stride, cases[i].stride);
 	}
-	/* the auto rule: only both together */
-	CHECK_EQ(nvmf_cpu_queues_auto(1, 1), 1);
-	CHECK_EQ(nvmf_cpu_queues_auto(1, 0), 0);
-	CHECK_EQ(nvmf_cpu_queues_auto(0, 1), 0);
-	CHECK_EQ(nvmf_cpu_queues_auto(0, 0), 0);
 }
 
 static void test_trim(void)
@@ -925,8 +831,6 @@ int main(void)
 	test_read_split();
 	test_split_huge_max_xfer();
 	test_write_inline_vs_keyed();
-	test_inline_auto_keyed();
-	test_submit_batch_auto();
 	test_cpu_queues();
 	test_trim();
 	test_flush();

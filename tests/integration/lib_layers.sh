@@ -1,0 +1,46 @@
+#!/bin/bash
+# The library's includes run downward only: each lib/ module has a layer, and a file may
+# include its own module's header and those of lower layers, never a higher one (the lane
+# must not reach up into the memory backends, the transport not into the lane).  Host only.
+# LIB_DIR (default: this checkout's lib/) lets the check read another tree.
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+LIB=${LIB_DIR:-$REPO/lib}
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# module -> layer, lowest first: wire formats and plain-data modules; the conventions shim and
+# the CUDA loader; command slots; I/O and the RDMA transport; the lane; the memory backends.
+declare -A layer=(
+	[nvmf_spec]=0 [nvmf_policy]=0 [nvmf_trid]=0 [nvmf_alive]=0 [nvmf_cpuq]=0
+	[nvmf_cuda_api]=0
+	[nvmf_host]=1 [nvmf_shim]=1
+	[nvmf_cuda]=2 [nvmf_queue]=2
+	[nvmf_io]=3 [nvmf_rdma]=3
+	[nvmf_lane]=4
+	[nvmf_mem]=5 [nvmf_mem_lane]=5
+)
+# files of one module under other names
+declare -A owner=([nvmf_mem_lane]=nvmf_mem)
+
+for f in "$LIB"/*.[ch]; do
+	base=$(basename "$f"); mod=${base%.*}
+	if [ -z "${layer[$mod]+x}" ]; then
+		bad "$base: no layer for module $mod (add it to ${0##*/})"
+		continue
+	fi
+	while read -r inc; do
+		imod=${inc%.h}
+		[ "$imod" = "$mod" ] || [ "$imod" = "${owner[$mod]:-}" ] && continue
+		if [ -z "${layer[$imod]+x}" ]; then
+			bad "$base includes $inc, which has no layer"
+		elif [ "${layer[$imod]}" -ge "${layer[$mod]}" ]; then
+			bad "$base (layer ${layer[$mod]}) includes $inc (layer ${layer[$imod]}): includes run downward only"
+		else
+			ok "$base -> $inc"
+		fi
+	done < <(sed -n 's/^#include "\(nvmf_[a-z_]*\.h\)".*/\1/p' "$f")
+done
+[ $pass -gt 12 ] || bad "only $pass includes checked in $LIB"
+echo "lib_layers: $pass passed, $fail failed"
+[ $fail = 0 ]
