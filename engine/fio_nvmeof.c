@@ -123,7 +123,7 @@ static void nvmeof_queues_attach(struct nvmeof_data *ld)
 		ld->qs[ld->nr_q++] = q;
 	}
 	if (ld->pick_cpu) {
-		const char *t = getenv("FIO_NVMEOF_TEST_CPU");
+		const char *t = nvmeof_test_knob("FIO_NVMEOF_TEST_CPU");
 		cpu_set_t set;
 
 		if (sched_getaffinity(0, sizeof(set), &set))
@@ -359,16 +359,18 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-	char bufs[1024], ka[128] = "", queues[384], ack[48] = "", icd[160] = "", batch[160] = "";
+	char bufs[1024], ka[320] = "", queues[384], ack[48] = "", icd[160] = "", batch[160] = "";
 	struct fio_file *f;
 	unsigned int i;
 
 	nvmeof_buffers_describe(&ld->bufs, in->rdma_dev, bufs, sizeof(bufs));
 	if (in->keepalive_ms)
-		snprintf(ka, sizeof(ka), ", keep-alive every %u ms (KATO %u ms%s)%s",
+		snprintf(ka, sizeof(ka), ", keep-alive every %u ms (KATO %u ms%s%s%s)%s",
 			 in->keepalive_ms, in->kato_ms,
 			 o->kato ? "" : ", which the target set: kato=0 was asked for",
-			 getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") ? " NOT SENT (test knob)" : "");
+			 in->keepalive_why[0] ? "; " : "", in->keepalive_why,
+			 nvmeof_test_knob("FIO_NVMEOF_TEST_KEEPALIVE_OFF") ?
+			 " NOT SENT (test knob)" : "");
 	/* The ACK timeout the queue pairs got (ack_timeout, or the RDMA CM's). */
 	if (in->ack_timeout) {
 		double ns = (double)(4096ull << in->ack_timeout);
@@ -552,15 +554,15 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 
 static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld);
 
-/* ctrl_loss_tmo: the connection went, and the lane will try to come back.  I/O in flight
- * fails with the loss's error, or (retry_on_reconnect) waits at the head of the backlog to be
- * resubmitted once; I/O that had not been sent waits; new I/O waits too. */
+/* ctrl_loss_tmo: the connection went, and the lane will try to come back.  I/O the target
+ * never saw (held by delay_submit, or waiting for slots) waits to be posted after the
+ * reconnect; I/O in flight fails with the loss's error, or (retry_on_reconnect) waits at the
+ * head of the backlog to be resubmitted once; new I/O waits too. */
 static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, int rc,
 				const char *why)
 {
 	struct nvmeof_options *o = td->eo;
-	struct nvmf_io **held = NULL;
-	unsigned nheld = 0, before = ld->nr_events, slots = 0;
+	struct nvmf_io_lost lost;
 	const char *msg;
 
 	ld->reconnecting = 1;
@@ -571,62 +573,25 @@ static void nvmeof_lane_suspend(struct thread_data *td, struct nvmeof_data *ld, 
 	nvmf_lane_kill(ld->lane);
 	nvmeof_abandon_all(ld, rc, why ? why : strerror(-rc));
 	msg = nvmeof_fatal_msg(ld);
-	/* Each held I/O has at least one slot: the queues' depths bound them. */
-	for (unsigned qi = 0; qi < ld->nr_q; qi++)
-		slots += ld->qs[qi]->depth;
-	if (o->retry_on_reconnect)
-		held = calloc(slots ? slots : 1, sizeof(*held));
-	if (held) {
-		/* Every I/O with a command staged or posted, once each (a split I/O has several,
-		 * all on one queue), posted ones first; those resubmitted before fail now. */
-		for (unsigned pass = 0; pass < 2; pass++) {
-			for (unsigned qi = 0; qi < ld->nr_q; qi++) {
-				struct nvmf_queue *q = ld->qs[qi];
-
-				for (unsigned i = 0; i < q->depth; i++) {
-					struct nvmf_req *r = &q->reqs[i];
-					struct nvmf_io *io = r->ctx;
-					unsigned k;
-
-					if (r->state != NVMF_REQ_STAGED && r->state != NVMF_REQ_INFLIGHT)
-						continue;
-					if ((r->state == NVMF_REQ_STAGED) != pass)
-						continue;
-					for (k = 0; k < nheld && held[k] != io; k++)
-						;
-					if (k == nheld)
-						held[nheld++] = io;
-				}
-			}
-		}
-		for (unsigned i = nheld; i-- > 0;) {
-			if (held[i]->resubmits) {
-				held[i]->err = ld->qs[0]->fatal;
-				held[i]->parts_left = 0;
-				ld->cpl.done(held[i], ld->cpl.arg);
-				continue;
-			}
-			held[i]->resubmits++;
-			held[i]->status = 0;
-			held[i]->err = 0;
-			nvmf_io_backlog_add(&ld->backlog, held[i]->lim, held[i], 1);
-			ld->nr_resubmit++;
-		}
-		/* The old queue's slots go with it at the reconnect, without completions. */
-		free(held);
-	} else {
+	if (nvmf_io_requeue_lost(ld->qs, ld->nr_q, &ld->backlog, o->retry_on_reconnect,
+				 ld->qs[0]->fatal, &ld->cpl, &lost)) {
+		/* no memory to sort them: everything the queues held fails, as without a reconnect */
+		memset(&lost, 0, sizeof(lost));
 		for (unsigned qi = 0; qi < ld->nr_q; qi++)
 			nvmf_queue_fail_all(ld->qs[qi], ld->qs[qi]->fatal, ld->qs[qi]->fatal_msg);
 	}
-	ld->nr_unstamped = 0;
+	ld->nr_resubmit = lost.resubmitted;
+	ld->nr_unstamped = 0;     /* the held ones are back in the backlog, stamped when posted */
 	nvmeof_err("nvmeof: %s: connection lost: %s; %u I/O(s) failed, %u to resubmit, %u "
 		   "waiting; reconnecting every %u ms for up to %u ms (ctrl_loss_tmo)\n",
-		   td->o.name, msg ? msg : strerror(-rc), ld->nr_events - before, ld->nr_resubmit,
+		   td->o.name, msg ? msg : strerror(-rc), lost.failed, ld->nr_resubmit,
 		   ld->backlog.nr - ld->nr_resubmit, o->reconnect_delay, o->ctrl_loss_tmo);
 }
 
 static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int rc,
 			     const char *why);
+static int nvmeof_reconnect_give_up(struct thread_data *td, struct nvmeof_data *ld,
+				    const char *why);
 
 /* One reconnect attempt when it is due: 1 reconnected, 0 not yet, negative errno: given up
  * (ctrl_loss_tmo passed, or fio is stopping the job). */
@@ -652,10 +617,29 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 		nvmeof_queues_attach(ld);
 	}
 	if (!rc) {
+		const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
+		unsigned parts = 1, entries = nvme_cap_mqes(in->cap) + 1u;
+		unsigned most = in->maxcmd && in->maxcmd < entries ? in->maxcmd : entries;
+
 		for_each_file(td, f, i) {
 			struct nvmeof_file *nf = FILE_ENG_DATA(f);
+			unsigned n;
 
 			nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
+			n = nvmf_io_cmds_for_bytes(nvmeof_max_bs(td), &nf->lim);
+			if (n > parts)
+				parts = n;
+		}
+		/* What init checked must hold for the controller that came back: one back with a
+		 * smaller queue or MDTS would leave an I/O waiting for slots for ever. */
+		if (td->o.iodepth > most || parts > ld->qs[0]->max_inflight) {
+			snprintf(why, sizeof(why), "controller lost: back (cntlid %u) with smaller "
+				 "limits: iodepth %u needs %u, the controller takes %u (CAP.MQES+1 %u, "
+				 "MAXCMD %u); bs %llu needs %u command(s) (MDTS %u bytes), the queue "
+				 "holds %u", in->cntlid, td->o.iodepth, td->o.iodepth, most, entries,
+				 in->maxcmd, nvmeof_max_bs(td), parts, in->mdts_bytes,
+				 ld->qs[0]->max_inflight);
+			return nvmeof_reconnect_give_up(td, ld, why);
 		}
 		ld->reconnecting = 0;
 		nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u); %u I/O(s) "
@@ -667,9 +651,15 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 		ld->next_attempt_ms = now + o->reconnect_delay;
 		return 0;
 	}
-	/* Give up: everything waiting fails, the job ends. */
 	snprintf(why, sizeof(why), "controller lost: not back within ctrl_loss_tmo %u ms after "
 		 "%u attempt(s) (last: %s)", o->ctrl_loss_tmo, ld->attempts, err);
+	return nvmeof_reconnect_give_up(td, ld, why);
+}
+
+/* Give up the reconnect: everything waiting fails, the job ends with why. */
+static int nvmeof_reconnect_give_up(struct thread_data *td, struct nvmeof_data *ld,
+				    const char *why)
+{
 	ld->reconnecting = 0;
 	ld->lost = -ENOTCONN;     /* whatever the last attempt met, the controller is gone */
 	nvmf_io_backlog_fail(&ld->backlog, ld->lost, &ld->cpl);
@@ -717,35 +707,12 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 }
 
 /* The connection's health, on the stop check's clock: RDMA CM events, keep-alive, and the
- * oldest command against io_timeout.  Negative errno with why filled when the lane is gone. */
+ * oldest command against io_timeout (nvmf_lane_check).  Negative errno with why filled when
+ * the lane is gone. */
 static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, uint64_t *oldest_age,
 			      char *why, size_t len)
 {
-	struct nvmf_req *old = NULL, *r;
-	struct nvmf_queue *oq = NULL;
-	int rc = nvmf_lane_check(ld->lane, now, why, len);
-
-	*oldest_age = 0;
-	if (rc)
-		return rc;
-	for (unsigned i = 0; i < ld->nr_q; i++) {
-		r = nvmf_queue_oldest(ld->qs[i]);
-		if (r && (!old || r->posted_ms < old->posted_ms)) {
-			old = r;
-			oq = ld->qs[i];
-		}
-	}
-	if (old)
-		*oldest_age = now - old->posted_ms;
-	if (old && *oldest_age >= ld->io_timeout_ms) {
-		const struct nvme_sqe *c = nvmf_req_sqe(oq, old);
-
-		snprintf(why, len, "no response to %s command 0x%04x (nsid %u) within %u ms "
-			 "(io_timeout)", nvme_opcode_name(c->opcode, 0), old->cid,
-			 le32toh(c->nsid), ld->io_timeout_ms);
-		return -ETIMEDOUT;
-	}
-	return 0;
+	return nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, oldest_age, why, len);
 }
 
 static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
@@ -788,6 +755,10 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 			memcpy(&ld->unstamped[i]->issue_time, &now, sizeof(now));
 		io_u_queued(td, ld->unstamped[i]);
 	}
+	/* An engine that sets issue times (FIO_ASYNCIO_SETS_ISSUE_TIME) owns td->last_issue too:
+	 * read_iolog replay waits each logged gap from it (fio_fill_issue_time holds then). */
+	if (td->o.read_iolog_file)
+		memcpy(&td->last_issue, &now, sizeof(now));
 	io_u_mark_submit(td, ld->nr_unstamped);
 	ld->nr_unstamped = 0;
 	if (ld->hybrid_us)

@@ -16,6 +16,15 @@ enum { NVMEOF_MEM_HOST = 0, NVMEOF_MEM_CUDA };
 enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
 enum { NVMEOF_PICK_AUTO = 0, NVMEOF_PICK_BALANCE, NVMEOF_PICK_CPU };
 
+/* Test knobs (environment variables the suites set) exist in the test build of the engine
+ * only (build/tests/libfio_nvmeof_knobs.so, -DFIO_NVMEOF_TEST_KNOBS): the engine users load
+ * reads no environment and carries no knob's name. */
+#ifdef FIO_NVMEOF_TEST_KNOBS
+#define nvmeof_test_knob(name) getenv(name)
+#else
+#define nvmeof_test_knob(name) ((const char *)NULL)
+#endif
+
 struct nvmeof_options {
 	void        *pad;              /* fio: an option's off1 must not be 0 */
 	char        *traddr;

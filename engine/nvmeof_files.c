@@ -185,7 +185,7 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->use_events = o->completion != NVMEOF_COMPLETION_POLL;   /* hybrid sleeps too */
 	lo->kato_ms = o->kato;
 	/* Tests only: a lane that asks for keep-alive and never sends it (to see it lost). */
-	lo->keepalive_off = getenv("FIO_NVMEOF_TEST_KEEPALIVE_OFF") != NULL;
+	lo->keepalive_off = nvmeof_test_knob("FIO_NVMEOF_TEST_KEEPALIVE_OFF") != NULL;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* nvmf_io.c - user I/O to NVMe commands and back. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvmf_io.h"
@@ -123,6 +124,10 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 
 	if (!n || io->op > NVMF_IO_TRIM)
 		return -EINVAL;
+	/* More commands than the queue ever holds (a controller back from a reconnect with a
+	 * smaller queue): waiting for free slots would wait for ever. */
+	if (n > q->max_inflight)
+		return -E2BIG;
 	if (nvmf_queue_available(q) < n)
 		return q->fatal ? q->fatal : -EBUSY;
 	nvmf_io_build(q, lim, io, n, nvmf_io_blocks_per_cmd(io, lim));
@@ -226,4 +231,80 @@ void nvmf_io_backlog_add(struct nvmf_io_backlog *bl, const struct nvmf_io_limits
 		bl->tail = io;
 	}
 	bl->nr++;
+}
+
+int nvmf_io_requeue_lost(struct nvmf_queue *const *qs, unsigned nq, struct nvmf_io_backlog *bl,
+			 int resubmit, int err, const struct nvmf_io_completer *cpl,
+			 struct nvmf_io_lost *out)
+{
+	struct nvmf_io **ios;
+	unsigned slots = 0, nios = 0, nposted = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned qi = 0; qi < nq; qi++)
+		slots += qs[qi]->depth;
+	ios = calloc(slots ? slots : 1, sizeof(*ios));
+	if (!ios)
+		return -ENOMEM;
+	/* Each I/O once (a split one has several commands, all on one queue): first those with a
+	 * command posted, then those only staged, each in slot order. */
+	for (int want = NVMF_REQ_INFLIGHT; ; want = NVMF_REQ_STAGED) {
+		for (unsigned qi = 0; qi < nq; qi++) {
+			struct nvmf_queue *q = qs[qi];
+
+			for (unsigned i = 0; i < q->depth; i++) {
+				struct nvmf_req *r = &q->reqs[i];
+				unsigned k;
+
+				if (r->state != want)
+					continue;
+				for (k = 0; k < nios && ios[k] != r->ctx; k++)
+					;
+				if (k == nios)
+					ios[nios++] = r->ctx;
+			}
+		}
+		if (want == NVMF_REQ_STAGED)
+			break;
+		nposted = nios;
+	}
+	/* The slots go back without completions: nothing may complete these I/Os again, also
+	 * not a teardown that hands back whatever a queue still holds. */
+	for (unsigned qi = 0; qi < nq; qi++) {
+		struct nvmf_queue *q = qs[qi];
+
+		for (unsigned i = 0; i < q->depth; i++)
+			if (q->reqs[i].state == NVMF_REQ_STAGED ||
+			    q->reqs[i].state == NVMF_REQ_INFLIGHT)
+				nvmf_queue_put(q, &q->reqs[i]);
+		q->nr_staged = 0;
+	}
+	/* Posted: the target may have run them; resubmitted once when asked, else failed. */
+	for (unsigned i = 0; i < nposted; i++) {
+		if (resubmit && !ios[i]->resubmits)
+			continue;
+		ios[i]->err = err;
+		ios[i]->parts_left = 0;
+		cpl->done(ios[i], cpl->arg);
+		ios[i] = NULL;
+		out->failed++;
+	}
+	/* Back to the head of the backlog, in the order collected, before anything waiting. */
+	for (unsigned i = nios; i-- > 0;) {
+		struct nvmf_io *io = ios[i];
+
+		if (!io)
+			continue;
+		if (i < nposted) {
+			io->resubmits++;
+			out->resubmitted++;
+		} else {
+			out->requeued++;
+		}
+		io->status = 0;
+		io->err = 0;
+		nvmf_io_backlog_add(bl, io->lim, io, 1);
+	}
+	free(ios);
+	return 0;
 }

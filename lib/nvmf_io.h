@@ -50,7 +50,8 @@ unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *
 unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim);
 
 /* Build and stage every command of io (all or nothing).  -EBUSY: not enough free slots now;
- * -EINVAL: the I/O is malformed for these limits. */
+ * -E2BIG: more commands than the queue ever holds; -EINVAL: the I/O is malformed for these
+ * limits. */
 int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io);
 
 /* I/Os waiting for free slots, in arrival order.  An I/O whose commands do not all fit in
@@ -70,7 +71,8 @@ int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 		   struct nvmf_io_backlog *bl, struct nvmf_io *io);
 
 /* Stage waiting I/Os, oldest first, while their commands fit; staged(io, arg) is called for
- * each.  Returns how many were staged, or the queue's fatal error. */
+ * each.  Returns how many were staged, the queue's fatal error, or -E2BIG when the oldest
+ * needs more commands than the queue ever holds (it stays in bl). */
 int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 			 void (*staged)(struct nvmf_io *io, void *arg), void *arg);
 
@@ -85,6 +87,22 @@ void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *comp
  * that was in flight when the connection went, resubmitted before anything newer). */
 void nvmf_io_backlog_add(struct nvmf_io_backlog *bl, const struct nvmf_io_limits *lim,
 			 struct nvmf_io *io, int at_head);
+
+/* The connection went and a reconnect may follow: every I/O with commands on the queues
+ * qs[0..nq) leaves them.  One never posted (every command staged: the target never saw it)
+ * goes back to bl, to be posted after the reconnect.  One with a command posted (the target
+ * may have run it) goes back too when resubmit and it was not resubmitted before (counted in
+ * io->resubmits), else it completes with err through cpl.  Those going back go to bl's head,
+ * posted ones first, before anything already waiting.  The queues' slots are freed without
+ * completions.  0, or -ENOMEM with nothing changed. */
+struct nvmf_io_lost {
+	unsigned failed;       /* completed with err */
+	unsigned resubmitted;  /* posted, back in bl */
+	unsigned requeued;     /* never posted, back in bl */
+};
+int nvmf_io_requeue_lost(struct nvmf_queue *const *qs, unsigned nq, struct nvmf_io_backlog *bl,
+			 int resubmit, int err, const struct nvmf_io_completer *cpl,
+			 struct nvmf_io_lost *out);
 
 /* The queue is gone: every I/O still waiting in bl completes with err, in order. */
 void nvmf_io_backlog_fail(struct nvmf_io_backlog *bl, int err, const struct nvmf_io_completer *cpl);

@@ -525,6 +525,14 @@ static uint32_t nvmf_get_kato(struct nvmf_lane *lane)
 	return (uint32_t)le64toh(cqe.result);
 }
 
+/* The keep-alive thread's wait for an answer: asleep on the admin queue's channel. */
+static int nvmf_keepalive_wait(void *ctx, int timeout_ms)
+{
+	struct nvmf_lane *lane = ctx;
+
+	return nvmf_rdma_queues_wait(&lane->aq, 1, timeout_ms);
+}
+
 static int nvmf_keepalive_once(struct nvmf_lane *lane)
 {
 	struct nvmf_keepalive *ka = &lane->ka;
@@ -539,7 +547,7 @@ static int nvmf_keepalive_once(struct nvmf_lane *lane)
 		return -EBUSY;
 	}
 	nvme_cmd_keep_alive(nvmf_req_sqe(q, req));
-	rc = nvmf_queue_exec(q, req, ka->timeout_ms, &cqe);
+	rc = nvmf_queue_exec_wait(q, req, ka->timeout_ms, &cqe, nvmf_keepalive_wait, lane);
 	if (rc) {
 		snprintf(ka->msg, sizeof(ka->msg), "keep-alive lost: %s",
 			 q->fatal_msg[0] ? q->fatal_msg : strerror(-rc));
@@ -590,8 +598,8 @@ static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
 	pthread_condattr_t ca;
 	int rc;
 
-	/* At most every KATO/2, as the kernel initiator does: a late one still arrives in time. */
-	ka->interval_ms = kato_ms / 2 ? kato_ms / 2 : 1;
+	ka->interval_ms = nvmf_policy_keepalive_interval(kato_ms, lane->info.keepalive_why,
+							 sizeof(lane->info.keepalive_why));
 	ka->timeout_ms = kato_ms < lane->admin_timeout_ms ? kato_ms : lane->admin_timeout_ms;
 	if (ka->timeout_ms < 1000)
 		ka->timeout_ms = 1000;
@@ -603,6 +611,8 @@ static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
 	pthread_cond_init(&ka->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	rc = pthread_create(&ka->thread, NULL, nvmf_keepalive_thread, lane);
+	if (!rc)
+		pthread_setname_np(ka->thread, "nvmf-keepalive");
 	if (rc) {
 		pthread_cond_destroy(&ka->cond);
 		pthread_mutex_destroy(&ka->lock);
@@ -630,10 +640,14 @@ static void nvmf_keepalive_stop(struct nvmf_lane *lane)
 	ka->running = 0;
 }
 
-int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, char *why, size_t whylen)
+int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, unsigned io_timeout_ms,
+		    uint64_t *oldest_age, char *why, size_t whylen)
 {
+	const struct nvmf_req *oldest = NULL;
+	struct nvmf_queue *oq = NULL;
 	int rc;
 
+	*oldest_age = 0;
 	/* The CM says why in the clearest words: ask it first, but only where a disconnect can
 	 * hide (each read is a system call, on the job thread): an I/O queue whose oldest
 	 * command has waited NVMF_LANE_CM_QUIET_MS (a queue that completes is connected; an idle
@@ -642,9 +656,15 @@ int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, char *why, size_t w
 	for (unsigned i = 0; i < lane->nr_ioqs; i++) {
 		const struct nvmf_req *old = nvmf_queue_oldest(&lane->ioqs[i]->q);
 
-		if (old && now_ms - old->posted_ms >= NVMF_LANE_CM_QUIET_MS &&
+		if (!old)
+			continue;
+		if (now_ms - old->posted_ms >= NVMF_LANE_CM_QUIET_MS &&
 		    (rc = nvmf_rdma_queue_cm_check(lane->ioqs[i], why, whylen)))
 			return rc;
+		if (!oldest || old->posted_ms < oldest->posted_ms) {
+			oldest = old;
+			oq = &lane->ioqs[i]->q;
+		}
 	}
 	if (now_ms >= lane->next_admin_cm_check_ms) {
 		lane->next_admin_cm_check_ms = now_ms + NVMF_LANE_ADMIN_CM_CHECK_MS;
@@ -655,6 +675,16 @@ int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, char *why, size_t w
 	if (rc) {
 		snprintf(why, whylen, "%s", lane->ka.msg);
 		return rc;
+	}
+	if (oldest)
+		*oldest_age = now_ms - oldest->posted_ms;
+	if (oldest && io_timeout_ms && *oldest_age >= io_timeout_ms) {
+		const struct nvme_sqe *c = nvmf_req_sqe(oq, oldest);
+
+		snprintf(why, whylen, "no response to %s command 0x%04x (nsid %u) within %u ms "
+			 "(io_timeout)", nvme_opcode_name(c->opcode, 0), oldest->cid,
+			 le32toh(c->nsid), io_timeout_ms);
+		return -ETIMEDOUT;
 	}
 	return 0;
 }
@@ -732,6 +762,9 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	rp.dst = (struct sockaddr *)&lane->dst;
 	rp.qid = 0;
 	rp.entries = NVMF_ADMIN_QUEUE_DEPTH;
+	/* A completion channel the keep-alive thread sleeps on while it waits for an answer
+	 * (armed by it only: bring-up and shutdown poll). */
+	rp.use_events = 1;
 	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
 	rp.ack_timeout = opts->ack_timeout;
 	if ((rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err))))

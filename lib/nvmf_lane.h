@@ -72,6 +72,7 @@ struct nvmf_lane_info {
 	struct nvmf_policy policy;    /* the fabric-dependent defaults, each with its reason */
 	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
+	char     keepalive_why[NVMF_POLICY_WHY_LEN]; /* set when the interval is not KATO/2 */
 	char     rdma_dev[64];
 	uint8_t  rdma_port;
 	uint8_t  ack_timeout;          /* the admin QP's local ACK timeout exponent (ibv_query_qp) */
@@ -125,14 +126,17 @@ int  nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms);
 int  nvmf_lane_reap(struct nvmf_lane *lane);
 
 /* Is the connection still there?  Checks, without blocking, the queues' RDMA CM events
- * (the target disconnected, the device went away) and the keep-alive thread: 0, or a
- * negative errno with one line in why.  NOW_MS is nvmf_now_ms().  Cheap enough for every few
+ * (the target disconnected, the device went away), the keep-alive thread, and the oldest
+ * posted command of the I/O queues against io_timeout_ms (-ETIMEDOUT naming it; 0: no
+ * bound): 0, or a negative errno with one line in why.  *oldest_age gets that command's age
+ * in ms (0: none posted).  NOW_MS is nvmf_now_ms().  Cheap enough for every few
  * milliseconds: while the queues complete their commands it makes no system call (an I/O
  * queue's CM events are read once its oldest command has waited NVMF_LANE_CM_QUIET_MS, the
  * admin queue's every NVMF_LANE_ADMIN_CM_CHECK_MS). */
 #define NVMF_LANE_CM_QUIET_MS       50
 #define NVMF_LANE_ADMIN_CM_CHECK_MS 1000
-int  nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, char *why, size_t whylen);
+int  nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, unsigned io_timeout_ms,
+		     uint64_t *oldest_age, char *why, size_t whylen);
 /* The lane is lost: stop keep-alive, shut every queue pair off (the target can no longer
  * reach the lane's memory), and make nvmf_lane_destroy skip the shutdown handshake. */
 void nvmf_lane_kill(struct nvmf_lane *lane);

@@ -130,3 +130,15 @@ unsigned nvmf_policy_auto_io_queues(unsigned cpus, char *why, size_t len)
 	snprintf(why, len, "one per CPU the job may run on (%u)", cpus);
 	return cpus;
 }
+
+unsigned nvmf_policy_keepalive_interval(unsigned kato_ms, char *why, size_t len)
+{
+	unsigned every = kato_ms / 2;
+
+	why[0] = 0;
+	if (every >= NVMF_KEEPALIVE_MIN_INTERVAL_MS)
+		return every;
+	snprintf(why, len, "every %u ms at most: KATO %u ms leaves less",
+		 NVMF_KEEPALIVE_MIN_INTERVAL_MS, kato_ms);
+	return NVMF_KEEPALIVE_MIN_INTERVAL_MS;
+}

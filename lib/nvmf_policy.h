@@ -93,4 +93,11 @@ void nvmf_policy_decide(const struct nvmf_policy_facts *f, struct nvmf_policy *o
  * bounded it. */
 unsigned nvmf_policy_auto_io_queues(unsigned cpus, char *why, size_t len);
 
+/* Keep Alive goes out every KATO/2, as the kernel initiator sends it: a late one still arrives
+ * in time.  Never more often than every NVMF_KEEPALIVE_MIN_INTERVAL_MS, whatever KATO a
+ * controller sets (a KATO of a few ms would otherwise turn the thread into a busy loop); why
+ * says so when the floor applies, and is empty otherwise. */
+#define NVMF_KEEPALIVE_MIN_INTERVAL_MS 100
+unsigned nvmf_policy_keepalive_interval(unsigned kato_ms, char *why, size_t len);
+
 #endif

@@ -310,6 +310,13 @@ int nvmf_queue_process(struct nvmf_queue *q)
 int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
 		    struct nvme_cqe *cqe_out)
 {
+	return nvmf_queue_exec_wait(q, req, timeout_ms, cqe_out, NULL, NULL);
+}
+
+int nvmf_queue_exec_wait(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
+			 struct nvme_cqe *cqe_out, int (*wait)(void *ctx, int timeout_ms),
+			 void *wait_ctx)
+{
 	uint64_t deadline = nvmf_now_ms() + timeout_ms;
 	nvmf_complete_fn saved = q->complete;
 	unsigned spins = 0;
@@ -320,7 +327,13 @@ int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout
 	nvmf_queue_stage(q, req, NULL, 0, 0);
 	rc = nvmf_queue_flush(q);
 	while (rc >= 0 && req->state != NVMF_REQ_COMPLETE) {
-		rc = nvmf_queue_process(q);
+		uint64_t now = nvmf_now_ms();
+
+		/* wait() reaps this queue itself, sleeping until something arrives */
+		if (wait)
+			rc = wait(wait_ctx, now < deadline ? (int)(deadline - now) + 1 : 1);
+		else
+			rc = nvmf_queue_process(q);
 		if (rc < 0 || req->state == NVMF_REQ_COMPLETE)
 			break;
 		if (nvmf_now_ms() > deadline) {
@@ -335,7 +348,7 @@ int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout
 					     timeout_ms);
 			break;
 		}
-		if (++spins > 1000) {
+		if (!wait && ++spins > 1000) {
 			struct timespec ts = { 0, 20000 };
 
 			nanosleep(&ts, NULL);

@@ -182,6 +182,12 @@ int  nvmf_queue_process(struct nvmf_queue *q);
  * the slot returned.  -ETIMEDOUT marks the queue fatal: the target may still answer. */
 int  nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
 		     struct nvme_cqe *cqe_out);
+/* The same, sleeping in wait(wait_ctx, ms) (which must reap this queue and return what it
+ * completed, or a negative errno) instead of polling: for a thread that waits a long time for
+ * few answers, such as the keep-alive thread. */
+int  nvmf_queue_exec_wait(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
+			  struct nvme_cqe *cqe_out, int (*wait)(void *ctx, int timeout_ms),
+			  void *wait_ctx);
 
 /* Give the queue up (the caller stops waiting for the target): it becomes fatal with err
  * and msg, and every later call reports that.  A queue already fatal keeps its first error. */

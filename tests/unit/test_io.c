@@ -456,10 +456,10 @@ static void test_busy_and_invalid(void)
 	struct nvmf_io io;
 	struct nvmf_req *held;
 
-	/* depth 4 holds 3: a 4-part I/O does not fit */
+	/* depth 4 holds 3: a 4-part I/O never fits (-E2BIG: not busy, which would wait for ever) */
 	setup(&q, 4);
 	io = mk_io(NVMF_IO_READ, 9, 1, 0, (4 * MiB) >> 9, buf);
-	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -EBUSY);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), -E2BIG);
 	CHECK_EQ(nvmf_queue_available(&q), 3);
 	CHECK_EQ(q.nr_staged, 0);
 	CHECK_EQ(q.nr_inflight, 0);
@@ -824,6 +824,89 @@ static void test_fail_all_and_backlog(void)
 	free(buf);
 }
 
+/* A connection loss with a reconnect to come (nvmf_io_requeue_lost): the I/O the target never
+ * saw (staged only) waits for the reconnect whatever retry_on_reconnect says; one posted is
+ * resubmitted once when asked, else failed; the slots go back without completions. */
+static void test_requeue_lost(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
+	uint8_t *buf = malloc(10 * MiB);
+	struct nvmf_io_backlog bl = { 0 };
+	struct nvmf_io_completer cpl;
+	struct nvmf_io_lost lost;
+	struct fail_log fl;
+	struct nvmf_io a, b, c, d;
+	struct nvmf_queue *qs[1] = { &q };
+
+	for (int resubmit = 0; resubmit <= 1; resubmit++) {
+		memset(&fl, 0, sizeof(fl));
+		memset(&bl, 0, sizeof(bl));
+		cpl.done = fail_done;
+		cpl.arg = &fl;
+		setup(&q, 8);
+		nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+		/* a: 2 parts posted; b: 2 parts staged (held, as delay_submit holds them); d: posted
+		 * once before, resubmitted, posted again; c waits for slots */
+		a = mk_io(NVMF_IO_READ, 9, 1, 0, (2 * MiB) >> 9, buf);
+		d = mk_io(NVMF_IO_READ, 9, 1, 500000, 8, buf + 9 * MiB);
+		d.resubmits = 1;
+		b = mk_io(NVMF_IO_WRITE, 9, 1, 100000, (2 * MiB) >> 9, buf + 3 * MiB);
+		c = mk_io(NVMF_IO_READ, 9, 1, 200000, (4 * MiB) >> 9, buf + 5 * MiB);
+		CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &a), 1);
+		CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &d), 1);
+		CHECK_EQ(nvmf_queue_flush(&q), 3);
+		CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &b), 1);
+		CHECK_EQ(nvmf_io_submit(&q, &lim, &bl, &c), 0);
+		CHECK_EQ(q.nr_staged, 2u);
+		CHECK_EQ(bl.nr, 1u);
+
+		nvmf_queue_abandon(&q, -ENOTCONN, "the target disconnected");
+		CHECK_EQ(nvmf_io_requeue_lost(qs, 1, &bl, resubmit, -ENOTCONN, &cpl, &lost), 0);
+		/* the slots are free and nothing staged is left to post */
+		CHECK_EQ(q.nr_inflight, 0u);
+		CHECK_EQ(q.nr_staged, 0u);
+		CHECK_EQ(q.nr_free, q.depth);
+		CHECK_EQ(lost.requeued, 1u);                  /* b, never posted: always waits */
+		CHECK_EQ(b.err, 0);
+		CHECK_EQ(b.resubmits, 0);
+		if (!resubmit) {
+			CHECK_EQ(lost.failed, 2u);            /* a and d: posted */
+			CHECK_EQ(lost.resubmitted, 0u);
+			CHECK_EQ(fl.calls, 2u);
+			CHECK(fl.order[0] == &a && fl.order[1] == &d);
+			CHECK_EQ(fl.err[0], -ENOTCONN);
+			CHECK_EQ(fl.parts_left[0], 0u);
+			CHECK_EQ(bl.nr, 2u);                  /* b, then c */
+			CHECK(bl.head == &b && b.next == &c && bl.tail == &c);
+		} else {
+			CHECK_EQ(lost.failed, 1u);            /* d was resubmitted once already */
+			CHECK_EQ(lost.resubmitted, 1u);
+			CHECK_EQ(fl.calls, 1u);
+			CHECK(fl.order[0] == &d);
+			CHECK_EQ(a.resubmits, 1);
+			CHECK_EQ(a.err, 0);
+			CHECK_EQ(bl.nr, 3u);                  /* a (posted) first, then b, then c */
+			CHECK(bl.head == &a && a.next == &b && b.next == &c && bl.tail == &c);
+		}
+		/* a teardown that hands back what the queue holds completes nothing again */
+		nvmf_queue_fail_all(&q, -ENOTCONN, "teardown");
+		CHECK_EQ(fl.calls, resubmit ? 1u : 2u);
+		nvmf_queue_fini(&q);
+	}
+
+	/* the reconnect gave a smaller queue: the waiting I/O's 4 commands never fit in its 3
+	 * slots; the pump says so instead of leaving it waiting for ever (it stays in bl) */
+	setup(&q, 4);
+	memset(&bl, 0, sizeof(bl));
+	c = mk_io(NVMF_IO_READ, 9, 1, 200000, (4 * MiB) >> 9, buf + 5 * MiB);
+	nvmf_io_backlog_add(&bl, &lim, &c, 0);
+	CHECK_EQ(nvmf_io_backlog_pump(&q, &bl, note_staged, &(struct staged_log){ 0 }), -E2BIG);
+	CHECK(bl.head == &c && bl.nr == 1);
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
 int main(void)
 {
 	test_nr_cmds();
@@ -838,5 +921,6 @@ int main(void)
 	test_completion();
 	test_backlog();
 	test_fail_all_and_backlog();
+	test_requeue_lost();
 	return check_done("test_io");
 }

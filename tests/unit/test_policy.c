@@ -214,6 +214,25 @@ static void test_auto_io_queues(void)
 	CHECK_EQ(nvmf_policy_auto_io_queues(5, why, sizeof(why)), 4);
 }
 
+/* Keep Alive every KATO/2, never more often than every 100 ms whatever KATO the controller
+ * sets (every KATO/2 before: a 2 ms KATO made the thread a busy loop), saying so. */
+static void test_keepalive_interval(void)
+{
+	char why[NVMF_POLICY_WHY_LEN];
+
+	CHECK_EQ(NVMF_KEEPALIVE_MIN_INTERVAL_MS, 100);
+	CHECK_EQ(nvmf_policy_keepalive_interval(2000, why, sizeof(why)), 1000);
+	CHECK_STR(why, "");
+	CHECK_EQ(nvmf_policy_keepalive_interval(200, why, sizeof(why)), 100);
+	CHECK_STR(why, "");
+	CHECK_EQ(nvmf_policy_keepalive_interval(199, why, sizeof(why)), 100);
+	CHECK_STR(why, "every 100 ms at most: KATO 199 ms leaves less");
+	CHECK_EQ(nvmf_policy_keepalive_interval(2, why, sizeof(why)), 100);
+	CHECK_EQ(nvmf_policy_keepalive_interval(1, why, sizeof(why)), 100);
+	CHECK_STR(why, "every 100 ms at most: KATO 1 ms leaves less");
+	CHECK_EQ(nvmf_policy_keepalive_interval(3600000, why, sizeof(why)), 1800000);
+}
+
 int main(void)
 {
 	test_classify_device();
@@ -222,5 +241,6 @@ int main(void)
 	test_submit_batch();
 	test_pick_cpu();
 	test_auto_io_queues();
+	test_keepalive_interval();
 	return check_done("test_policy");
 }

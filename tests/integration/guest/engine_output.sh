@@ -96,4 +96,22 @@ if [ -z "$warn" ]; then
 else
 	bad "kernel target log" "$(echo "$warn" | head -3)"
 fi
+# read_iolog replay keeps the log's timing: fio waits each logged gap from the last issue
+# (td->last_issue), which an engine that stamps its own issue times must set, as io_uring
+# does; without it fio never waited.  11 reads 100 ms apart (v3 timestamps, usec) take >= 1 s.
+log=$WORK/replay.iolog
+{
+	echo "fio version 3 iolog"; echo "0 rp add"; echo "0 rp open"
+	for i in $(seq 0 10); do echo "$((i * 100000)) rp read $((i * 4096)) 4096"; done
+	echo "1000000 rp close"
+} >"$log"
+run_fio replay-timing r $NVMEOF --name=rp --read_iolog="$log" --iodepth=1
+ms=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(j["job_runtime"], j["read"]["total_ios"])' \
+	"$WORK/replay-timing.json" 2>/dev/null)
+read -r rt ios <<<"$ms"
+if [ "${ios:-0}" = 11 ] && [ "${rt:-0}" -ge 950 ]; then
+	ok "replay-timing: 11 logged reads 100 ms apart took $rt ms (fio waited from the engine's issue times)"
+else
+	bad "replay-timing" "11 reads 100 ms apart: job_runtime ${rt:-?} ms, ${ios:-?} reads (want >= 950 ms, 11)"
+fi
 suite_end engine_output
