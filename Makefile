@@ -39,6 +39,11 @@ ASAN_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/%,$(UNIT_SRCS))
 LIB_OBJS  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst lib/%.c,$(BUILD)/asan/lib/%.o,$(LIB_SRCS))
 ENGINE    := $(BUILD)/libfio_nvmeof.so
+# The stand-in CUDA driver (rules in the CUDA section below), named up here: make expands a
+# rule's prerequisites when it reads the rule, and `integration:` lists it.
+STANDIN_DIR  := $(BUILD)/cuda-standin
+STANDIN      := $(STANDIN_DIR)/libcuda.so.1
+STANDIN_VARS := $(STANDIN_DIR)/cuda10/libcuda.so.1 $(STANDIN_DIR)/cuda11.2/libcuda.so.1
 
 # The fio version the engine is built for comes from the fio source tree used for its headers.
 FIO_VERSION_FILE := $(FIO_SRC)/FIO-VERSION-FILE
@@ -171,9 +176,6 @@ clean:
 # backends against the stand-in driver below (tests/cuda-standin/, over host memory).
 CUDA_INC ?= /usr/local/cuda/include
 CUDA_DECLS_FLAGS := $(if $(CUDA_INC),$(if $(wildcard $(CUDA_INC)/cuda.h),-DHAVE_REAL_CUDA_H -isystem $(CUDA_INC)))
-STANDIN_DIR  := $(BUILD)/cuda-standin
-STANDIN      := $(STANDIN_DIR)/libcuda.so.1
-STANDIN_VARS := $(STANDIN_DIR)/cuda10/libcuda.so.1 $(STANDIN_DIR)/cuda11.2/libcuda.so.1
 STANDIN_DEPS := tests/cuda-standin/standin.c tests/cuda-standin/standin.h lib/nvmf_cuda_api.h
 STANDIN_CC    = $(CC) $(BASEFLAGS) $(CFLAGS) -Ilib -Itests/cuda-standin -shared \
                 -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nvmf_err.h"
 #include "nvmf_host.h"
 #include "nvmf_spec.h"
 
@@ -102,16 +103,14 @@ static int nvmf_hostnqn_check(const char *nqn, const char *file, char *err, size
 {
 	size_t n = strlen(nqn);
 
-	if (n > NVMF_NQN_MAX) {
-		snprintf(err, errlen, "hostnqn%s%s is %zu characters long: an NQN has at most %d",
-			 file ? " in " : "", file ? file : "", n, NVMF_NQN_MAX);
-		return -EINVAL;
-	}
-	if (strncmp(nqn, "nqn.", 4)) {
-		snprintf(err, errlen, "hostnqn '%s'%s%s is not an NQN: it must start with \"nqn.\" "
-			 "(nqn.yyyy-mm.domain:name)", nqn, file ? " in " : "", file ? file : "");
-		return -EINVAL;
-	}
+	if (n > NVMF_NQN_MAX)
+		return nvmf_errf(err, errlen, -EINVAL, "hostnqn%s%s is %zu characters long: an NQN "
+				 "has at most %d", file ? " in " : "", file ? file : "", n,
+				 NVMF_NQN_MAX);
+	if (strncmp(nqn, "nqn.", 4))
+		return nvmf_errf(err, errlen, -EINVAL, "hostnqn '%s'%s%s is not an NQN: it must "
+				 "start with \"nqn.\" (nqn.yyyy-mm.domain:name)", nqn,
+				 file ? " in " : "", file ? file : "");
 	return 0;
 }
 
@@ -124,10 +123,9 @@ int nvmf_host_identity(const char *hostnqn_opt, const char *hostid_opt, const ch
 	int have_id = 0, rc;
 
 	if (hostid_opt && *hostid_opt) {
-		if (nvmf_uuid_parse(hostid_opt, hostid)) {
-			snprintf(err, errlen, "hostid '%s' is not a UUID", hostid_opt);
-			return -EINVAL;
-		}
+		if (nvmf_uuid_parse(hostid_opt, hostid))
+			return nvmf_errf(err, errlen, -EINVAL, "hostid '%s' is not a UUID",
+					 hostid_opt);
 		have_id = 1;
 	} else {
 		snprintf(path, sizeof(path), "%s/hostid", etc_dir);
@@ -146,20 +144,18 @@ int nvmf_host_identity(const char *hostnqn_opt, const char *hostid_opt, const ch
 				return rc;
 			snprintf(hostnqn, nqnlen, "%s", line);
 		} else {
-			if (nvmf_read_line(machine_id_path, line, sizeof(line))) {
-				snprintf(err, errlen, "no hostnqn: set hostnqn=, or provide "
-					 "%s/hostnqn or %s", etc_dir, machine_id_path);
-				return -ENOENT;
-			}
+			if (nvmf_read_line(machine_id_path, line, sizeof(line)))
+				return nvmf_errf(err, errlen, -ENOENT, "no hostnqn: set "
+						 "hostnqn=, or provide %s/hostnqn or %s", etc_dir,
+						 machine_id_path);
 			nvmf_uuid_from_text(line, derived);
 			nvmf_uuid_format(derived, uuid, sizeof(uuid));
 			snprintf(hostnqn, nqnlen, NVMF_UUID_NQN_PREFIX "%s", uuid);
 		}
 	}
-	if (strlen(hostnqn) > NVMF_NQN_MAX) {
-		snprintf(err, errlen, "hostnqn is longer than %d characters", NVMF_NQN_MAX);
-		return -EINVAL;
-	}
+	if (strlen(hostnqn) > NVMF_NQN_MAX)
+		return nvmf_errf(err, errlen, -EINVAL, "hostnqn is longer than %d characters",
+				 NVMF_NQN_MAX);
 	if (!have_id) {
 		/* As nvme-cli: a uuid-form hostnqn carries the host ID. */
 		if (!strncmp(hostnqn, NVMF_UUID_NQN_PREFIX, strlen(NVMF_UUID_NQN_PREFIX)) &&

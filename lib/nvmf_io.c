@@ -60,20 +60,39 @@ unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim
 	return (unsigned)((bytes + lim->max_xfer - 1) / lim->max_xfer);
 }
 
+/* A command builder refused a part of io: its SQE is zeroed (opcode 0 is Flush) or incomplete,
+ * so nothing of io may be posted.  Give back req (taken, not staged) and the `staged` parts
+ * staged before it, newest first: the free list and the staged capsules are as before io. */
+static __attribute__((noinline, cold)) int
+nvmf_io_unbuild(struct nvmf_queue *q, struct nvmf_io *io, struct nvmf_req *req, unsigned staged,
+		int rc)
+{
+	nvmf_queue_put(q, req);
+	while (staged--)
+		nvmf_queue_put(q, &q->reqs[q->send_descs[q->nr_staged - 1].slot]);
+	io->parts_left = 0;
+	return rc;
+}
+
 /* Build and stage the n commands of io, per blocks each; the caller checked that n slots are
- * available.  Inlined into both callers: nvmf_io_submit is the per-I/O path. */
-static inline __attribute__((always_inline)) void
+ * available.  All or nothing: a builder's refusal (a split the clamps above should never give)
+ * stages none of them and is returned.  Inlined into both callers: nvmf_io_submit is the
+ * per-I/O path. */
+static inline __attribute__((always_inline)) int
 nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io,
 	      unsigned n, uint64_t per)
 {
 	uint64_t done_blocks = 0;
+	struct nvmf_req *req;
+	unsigned i;
+	int rc;
 
 	io->parts_left = n;
 	io->status = 0;
 	io->status_opc = 0;
 	io->err = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct nvmf_req *req = nvmf_queue_take(q, io);  /* the caller checked n are free */
+	for (i = 0; i < n; i++) {
+		req = nvmf_queue_take(q, io);  /* the caller checked n are free */
 		struct nvme_sqe *c = nvmf_req_sqe(q, req);
 		uint64_t left = io->nlb - done_blocks;
 		uint64_t nlb = left < per ? left : per;
@@ -92,36 +111,49 @@ nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvm
 		case NVMF_IO_TRIM:
 			r = &q->dsm[nvmf_req_slot(q, req)];
 			nvme_dsm_range_set(r, io->slba + done_blocks, (uint32_t)nlb);
-			nvme_cmd_dsm_deallocate(c, io->nsid, 1);
-			nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)r, sizeof(*r), q->dsm_rkey);
+			rc = nvme_cmd_dsm_deallocate(c, io->nsid, 1);
+			if (!rc)
+				rc = nvme_sqe_set_sgl_keyed(c, (uint64_t)(uintptr_t)r, sizeof(*r),
+							    q->dsm_rkey);
+			if (__builtin_expect(rc, 0))
+				goto refused;
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		case NVMF_IO_WRITE:
 			if (len <= lim->inline_max) {
 				/* In-capsule: a second SGE points into the registered buffer, no copy. */
-				nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
-						(uint32_t)nlb, 0, 0, len, 0);
+				rc = nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
+						     (uint32_t)nlb, 0, 0, len, 0);
+				if (__builtin_expect(rc, 0))
+					goto refused;
 				nvmf_queue_stage(q, req, data, len, io->lkey);
 			} else {
-				nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
-						(uint32_t)nlb, 1, (uint64_t)(uintptr_t)data, len, io->rkey);
+				rc = nvme_cmd_rw_sgl(c, NVME_CMD_WRITE, io->nsid, io->slba + done_blocks,
+						     (uint32_t)nlb, 1, (uint64_t)(uintptr_t)data, len,
+						     io->rkey);
+				if (__builtin_expect(rc, 0))
+					goto refused;
 				nvmf_queue_stage(q, req, NULL, 0, 0);
 			}
 			break;
 		case NVMF_IO_READ:
-			nvme_cmd_rw_sgl(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks, (uint32_t)nlb,
-					1, (uint64_t)(uintptr_t)data, len, io->rkey);
+			rc = nvme_cmd_rw_sgl(c, NVME_CMD_READ, io->nsid, io->slba + done_blocks,
+					     (uint32_t)nlb, 1, (uint64_t)(uintptr_t)data, len, io->rkey);
+			if (__builtin_expect(rc, 0))
+				goto refused;
 			nvmf_queue_stage(q, req, NULL, 0, 0);
 			break;
 		}
 		done_blocks += nlb;
 	}
+	return 0;
+refused:
+	return nvmf_io_unbuild(q, io, req, i, rc);
 }
 
-int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io)
+int nvmf_io_stage_split(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io,
+			unsigned n, uint64_t per)
 {
-	unsigned n = nvmf_io_nr_cmds(io, lim);
-
 	if (!n || io->op > NVMF_IO_TRIM)
 		return -EINVAL;
 	/* More commands than the queue ever holds (a controller back from a reconnect with a
@@ -130,8 +162,13 @@ int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct
 		return -E2BIG;
 	if (nvmf_queue_available(q) < n)
 		return q->fatal ? q->fatal : -EBUSY;
-	nvmf_io_build(q, lim, io, n, nvmf_io_blocks_per_cmd(io, lim));
-	return 0;
+	return nvmf_io_build(q, lim, io, n, per);
+}
+
+int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io)
+{
+	return nvmf_io_stage_split(q, lim, io, nvmf_io_nr_cmds(io, lim),
+				   nvmf_io_blocks_per_cmd(io, lim));
 }
 
 int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
@@ -150,8 +187,9 @@ int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 	io->next = NULL;
 	/* nvmf_io_stage without counting the commands again. */
 	if (!bl->head && nvmf_queue_available(q) >= n) {
-		nvmf_io_build(q, lim, io, n, per);
-		return 1;
+		int rc = nvmf_io_build(q, lim, io, n, per);
+
+		return rc ? rc : 1;
 	}
 	nvmf_io_backlog_add(bl, lim, io, 0);
 	return 0;

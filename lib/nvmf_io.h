@@ -51,8 +51,15 @@ unsigned nvmf_io_cmds_for_bytes(uint64_t bytes, const struct nvmf_io_limits *lim
 
 /* Build and stage every command of io (all or nothing).  -EBUSY: not enough free slots now;
  * -E2BIG: more commands than the queue ever holds; -EINVAL: the I/O is malformed for these
- * limits. */
+ * limits, or a command builder refused a part. */
 int nvmf_io_stage(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io);
+
+/* nvmf_io_stage with the split given: n commands of up to per blocks each, instead of the split
+ * the limits give.  The limits never give one that a command builder refuses (NLB over 16 bits,
+ * a keyed length over 24 bits, a part of no blocks), so tests reach that refusal here: -EINVAL,
+ * and none of io's commands staged. */
+int nvmf_io_stage_split(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvmf_io *io,
+			unsigned n, uint64_t per);
 
 /* I/Os waiting for free slots, in arrival order.  An I/O whose commands do not all fit in
  * the free slots waits here instead of going back to the caller as busy (fio would re-queue
@@ -65,14 +72,16 @@ struct nvmf_io_backlog {
 };
 
 /* Stage io now when nothing waits before it and its commands fit, else append it to bl.
- * 1: staged; 0: waiting in bl; negative errno: malformed, larger than the whole queue
- * (-E2BIG), or the queue is fatal. */
+ * 1: staged; 0: waiting in bl; negative errno: malformed (-EINVAL, also when a command
+ * builder refused a part: nothing staged), larger than the whole queue (-E2BIG), or the queue
+ * is fatal. */
 int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 		   struct nvmf_io_backlog *bl, struct nvmf_io *io);
 
 /* Stage waiting I/Os, oldest first, while their commands fit; staged(io, arg) is called for
- * each.  Returns how many were staged, the queue's fatal error, or -E2BIG when the oldest
- * needs more commands than the queue ever holds (it stays in bl). */
+ * each.  Returns how many were staged, or a negative errno: the queue's fatal error, or
+ * nvmf_io_stage's for the I/O at the head (which stays there: -E2BIG when it needs more
+ * commands than the queue ever holds). */
 int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 			 void (*staged)(struct nvmf_io *io, void *arg), void *arg);
 

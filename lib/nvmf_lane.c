@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "nvmf_err.h"
 #include "nvmf_lane.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
@@ -55,20 +55,10 @@ struct nvmf_lane {
 	char                    err[NVMF_ERR_LEN];
 };
 
-static int nvmf_lane_errf(struct nvmf_lane *lane, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int nvmf_lane_errf(struct nvmf_lane *lane, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!lane->err[0]) {
-		va_start(ap, fmt);
-		vsnprintf(lane->err, sizeof(lane->err), fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
+/* The lane's first failure names it: what it caused next does not replace the reason. */
+#define nvmf_lane_errf(lane, rc, ...)                                                     \
+	nvmf_errf(nvmf_err_unset((lane)->err, sizeof((lane)->err)), sizeof((lane)->err), (rc), \
+		  __VA_ARGS__)
 
 const char *nvmf_lane_err(const struct nvmf_lane *lane)
 {

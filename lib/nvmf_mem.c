@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "nvmf_cuda.h"
+#include "nvmf_err.h"
 #include "nvmf_mem.h"
 #include "nvmf_shim.h"
 
@@ -56,18 +56,8 @@ struct nvmf_mem {
 	char                       err[NVMF_MEM_ERR_LEN];
 };
 
-static int nvmf_mem_errf(struct nvmf_mem *m, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int nvmf_mem_errf(struct nvmf_mem *m, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m->err, sizeof(m->err), fmt, ap);
-	va_end(ap);
-	return rc;
-}
+/* The backend's latest failure: nvmf_mem_err() reports what went wrong last. */
+#define nvmf_mem_errf(m, rc, ...) nvmf_errf((m)->err, sizeof((m)->err), (rc), __VA_ARGS__)
 
 const char *nvmf_mem_err(const struct nvmf_mem *m)
 {
@@ -200,20 +190,11 @@ static const struct nvmf_mem_ops nvmf_mem_host_ops = {
 
 /* ---- CUDA device memory ---- */
 
-static int cuda_fail(struct nvmf_mem *m, nvmf_CUresult r, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int cuda_fail(struct nvmf_mem *m, nvmf_CUresult r, const char *fmt, ...)
-{
-	char what[192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return nvmf_cuda_errf(m->cu, r, m->err, sizeof(m->err), "CUDA device %d: %s",
-			      m->opts.cuda_device, what);
-}
+/* A CUDA call failed: "CUDA device N: <what>: CUDA_ERROR_X (description)" in m->err.  fmt is a
+ * literal, prefixed here, so the reason is formatted once (by nvmf_cuda_errf). */
+#define cuda_fail(m, r, fmt, ...)                                                         \
+	nvmf_cuda_errf((m)->cu, (r), (m)->err, sizeof((m)->err), "CUDA device %d: " fmt,  \
+		       (m)->opts.cuda_device, ##__VA_ARGS__)
 
 static int cuda_current(struct nvmf_mem *m)
 {
@@ -409,21 +390,15 @@ static int cuda_reg_dmabuf(struct nvmf_mem *m, const struct nvmf_mem_registrar *
 	nvmf_CUresult cr;
 	int fd = -1, rc;
 
-	if (!m->cu->cuMemGetHandleForAddressRange) {
-		snprintf(why, whylen, "the driver has no cuMemGetHandleForAddressRange (CUDA 11.7 "
-			 "or newer has it)");
-		return -EOPNOTSUPP;
-	}
-	if (in->dmabuf_supported == 0) {
-		snprintf(why, whylen, "the device or driver does not support dma-buf "
-			 "(CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0: it needs the open GPU "
-			 "kernel modules and Linux 5.12 or newer)");
-		return -EOPNOTSUPP;
-	}
-	if ((rc = cuda_current(m))) {
-		snprintf(why, whylen, "%.200s", m->err);
-		return rc;
-	}
+	if (!m->cu->cuMemGetHandleForAddressRange)
+		return nvmf_errf(why, whylen, -EOPNOTSUPP, "the driver has no "
+				 "cuMemGetHandleForAddressRange (CUDA 11.7 or newer has it)");
+	if (in->dmabuf_supported == 0)
+		return nvmf_errf(why, whylen, -EOPNOTSUPP, "the device or driver does not support "
+				 "dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0: it needs the "
+				 "open GPU kernel modules and Linux 5.12 or newer)");
+	if ((rc = cuda_current(m)))
+		return nvmf_errf(why, whylen, rc, "%.200s", m->err);
 	cr = m->cu->cuMemGetHandleForAddressRange(&fd, in->dev, m->wire_len,
 						  NVMF_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	if (cr != NVMF_CUDA_SUCCESS || fd < 0) {
@@ -435,8 +410,8 @@ static int cuda_reg_dmabuf(struct nvmf_mem *m, const struct nvmf_mem_registrar *
 	rc = r->reg_dmabuf(r->ctx, fd, m->wire_len, in->dev, &m->mr, rwhy, sizeof(rwhy));
 	if (rc) {
 		close(fd);
-		snprintf(why, whylen, "ibv_reg_dmabuf_mr: %s", rwhy[0] ? rwhy : strerror(-rc));
-		return rc;
+		return nvmf_errf(why, whylen, rc, "ibv_reg_dmabuf_mr: %s",
+				 rwhy[0] ? rwhy : strerror(-rc));
 	}
 	m->dmabuf_fd = fd;
 	return 0;
@@ -452,10 +427,10 @@ static int cuda_reg_peermem(struct nvmf_mem *m, const struct nvmf_mem_registrar 
 	rc = r->reg_va(r->ctx, (void *)(uintptr_t)m->info.dev, m->wire_len, &m->mr, rwhy,
 		       sizeof(rwhy));
 	if (rc)
-		snprintf(why, whylen, "ibv_reg_mr on device memory: %s (nvidia_peermem is %s)",
-			 rwhy[0] ? rwhy : strerror(-rc),
-			 nvmf_module_loaded(m, "nvidia_peermem") ? "loaded" : "not loaded");
-	return rc;
+		return nvmf_errf(why, whylen, rc, "ibv_reg_mr on device memory: %s (nvidia_peermem "
+				 "is %s)", rwhy[0] ? rwhy : strerror(-rc),
+				 nvmf_module_loaded(m, "nvidia_peermem") ? "loaded" : "not loaded");
+	return 0;
 }
 
 static int cuda_reg(struct nvmf_mem *m, const struct nvmf_mem_registrar *r)
@@ -604,19 +579,13 @@ int nvmf_mem_open(struct nvmf_mem **out, const struct nvmf_mem_opts *o, char *er
 	int rc;
 
 	*out = NULL;
-	if (o->kind != NVMF_MEM_HOST && o->kind != NVMF_MEM_CUDA) {
-		snprintf(err, errlen, "unknown memory backend %d", o->kind);
-		return -EINVAL;
-	}
-	if (o->reg < NVMF_MEM_REG_AUTO || o->reg > NVMF_MEM_REG_PEERMEM) {
-		snprintf(err, errlen, "unknown GPU registration mode %d", o->reg);
-		return -EINVAL;
-	}
+	if (o->kind != NVMF_MEM_HOST && o->kind != NVMF_MEM_CUDA)
+		return nvmf_errf(err, errlen, -EINVAL, "unknown memory backend %d", o->kind);
+	if (o->reg < NVMF_MEM_REG_AUTO || o->reg > NVMF_MEM_REG_PEERMEM)
+		return nvmf_errf(err, errlen, -EINVAL, "unknown GPU registration mode %d", o->reg);
 	m = calloc(1, sizeof(*m));
-	if (!m) {
-		snprintf(err, errlen, "memory backend: out of memory");
-		return -ENOMEM;
-	}
+	if (!m)
+		return nvmf_errf(err, errlen, -ENOMEM, "memory backend: out of memory");
 	m->opts = *o;
 	snprintf(m->sysfs, sizeof(m->sysfs), "%s", o->sysfs ? o->sysfs : "/sys");
 	snprintf(m->cuda_lib, sizeof(m->cuda_lib), "%s", o->cuda_lib ? o->cuda_lib : "");

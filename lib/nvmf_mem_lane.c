@@ -3,11 +3,11 @@
  * ibv_reg_dmabuf_mr for a dma-buf exported by the GPU driver.  Kept apart from nvmf_mem.c so
  * that the backends build (and are tested on a GPU machine) without rdma-core. */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
 
+#include "nvmf_err.h"
 #include "nvmf_mem.h"
 #include "nvmf_shim.h"
 
@@ -32,50 +32,43 @@ static void nvmf_mr_fill(struct nvmf_mr *mr, struct ibv_mr *m, void *addr, size_
 	mr->ibv_mr = m;
 }
 
-static int nvmf_lane_reg_va(void *ctx, void *addr, size_t len, struct nvmf_mr *mr, char *why,
-			    size_t whylen)
+/* Both registrations: by address (host memory, or device memory under nvidia_peermem), or of
+ * a dma-buf (fd, addressed as iova), on the lane's protection domain.  mr is cleared first and
+ * filled on success; on failure the reason goes to why. */
+static int nvmf_lane_reg(const struct nvmf_mem_lane_ctx *c, int dmabuf, void *addr, int fd,
+			 uint64_t iova, size_t len, struct nvmf_mr *mr, char *why, size_t whylen)
 {
-	const struct nvmf_mem_lane_ctx *c = ctx;
 	struct ibv_pd *pd = nvmf_lane_pd(c->lane);
+	int access = nvmf_mem_ibv_access(c->access);
 	struct ibv_mr *m;
 	int rc;
 
 	memset(mr, 0, sizeof(*mr));
-	if (!pd) {
-		snprintf(why, whylen, "the lane has no protection domain");
-		return -EINVAL;
-	}
-	m = ibv_reg_mr(pd, addr, len, nvmf_mem_ibv_access(c->access));
-	if ((rc = nvmf_rc_ptr(m))) {
-		snprintf(why, whylen, "ibv_reg_mr of %zu bytes at %p: %s", len, addr, strerror(-rc));
-		return rc;
-	}
-	nvmf_mr_fill(mr, m, addr, len);
+	if (!pd)
+		return nvmf_errf(why, whylen, -EINVAL, "the lane has no protection domain");
+	m = dmabuf ? ibv_reg_dmabuf_mr(pd, 0, len, iova, fd, access)
+		   : ibv_reg_mr(pd, addr, len, access);
+	if ((rc = nvmf_rc_ptr(m)) && dmabuf)
+		return nvmf_errf(why, whylen, rc, "%zu bytes of dma-buf fd %d: %s%s", len, fd,
+				 strerror(-rc), rc == -EOPNOTSUPP || rc == -EPROTONOSUPPORT ?
+				 " (the RDMA device or its driver cannot map dma-bufs)" : "");
+	if (rc)
+		return nvmf_errf(why, whylen, rc, "ibv_reg_mr of %zu bytes at %p: %s", len, addr,
+				 strerror(-rc));
+	nvmf_mr_fill(mr, m, dmabuf ? (void *)(uintptr_t)iova : addr, len);
 	return 0;
+}
+
+static int nvmf_lane_reg_va(void *ctx, void *addr, size_t len, struct nvmf_mr *mr, char *why,
+			    size_t whylen)
+{
+	return nvmf_lane_reg(ctx, 0, addr, -1, 0, len, mr, why, whylen);
 }
 
 static int nvmf_lane_reg_dmabuf(void *ctx, int fd, size_t len, uint64_t iova, struct nvmf_mr *mr,
 				char *why, size_t whylen)
 {
-	const struct nvmf_mem_lane_ctx *c = ctx;
-	struct ibv_pd *pd = nvmf_lane_pd(c->lane);
-	struct ibv_mr *m;
-	int rc;
-
-	memset(mr, 0, sizeof(*mr));
-	if (!pd) {
-		snprintf(why, whylen, "the lane has no protection domain");
-		return -EINVAL;
-	}
-	m = ibv_reg_dmabuf_mr(pd, 0, len, iova, fd, nvmf_mem_ibv_access(c->access));
-	if ((rc = nvmf_rc_ptr(m))) {
-		snprintf(why, whylen, "%zu bytes of dma-buf fd %d: %s%s", len, fd, strerror(-rc),
-			 rc == -EOPNOTSUPP || rc == -EPROTONOSUPPORT ?
-			 " (the RDMA device or its driver cannot map dma-bufs)" : "");
-		return rc;
-	}
-	nvmf_mr_fill(mr, m, (void *)(uintptr_t)iova, len);
-	return 0;
+	return nvmf_lane_reg(ctx, 1, NULL, fd, iova, len, mr, why, whylen);
 }
 
 static void nvmf_lane_dereg(void *ctx, struct nvmf_mr *mr)

@@ -1,11 +1,11 @@
 /* nvmf_queue.c - command slots, command IDs and completion matching for one queue. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "nvmf_err.h"
 #include "nvmf_queue.h"
 
 uint64_t nvmf_now_us(void)
@@ -26,21 +26,12 @@ uint64_t nvmf_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int nvmf_queue_fail(struct nvmf_queue *q, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!q->fatal) {
-		q->fatal = err;
-		va_start(ap, fmt);
-		vsnprintf(q->fatal_msg, sizeof(q->fatal_msg), fmt, ap);
-		va_end(ap);
-	}
-	return q->fatal;
-}
+/* The queue becomes unusable with err and the reason, unless it already is: the first error
+ * and its reason stay.  Returns the queue's error. */
+#define nvmf_queue_fail(q, err, ...)                                                        \
+	((q)->fatal ? (q)->fatal                                                            \
+		    : ((q)->fatal = nvmf_errf((q)->fatal_msg, sizeof((q)->fatal_msg), (err), \
+					      __VA_ARGS__)))
 
 int nvmf_queue_abandon(struct nvmf_queue *q, int err, const char *msg)
 {

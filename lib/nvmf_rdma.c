@@ -4,31 +4,20 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "nvmf_err.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
 
 #define NVMF_RDMA_MAX_RD_ATOM 16
 
-static int nvmf_rdma_errf(struct nvmf_rdma_queue *rq, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int nvmf_rdma_errf(struct nvmf_rdma_queue *rq, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rq->err && rq->errlen && !rq->err[0]) {
-		va_start(ap, fmt);
-		vsnprintf(rq->err, rq->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
+/* Into the caller's buffer (if any), the first failure's reason only. */
+#define nvmf_rdma_errf(rq, rc, ...) \
+	nvmf_errf(nvmf_err_unset((rq)->err, (rq)->errlen), (rq)->errlen, (rc), __VA_ARGS__)
 
 static const char *nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len)
 {

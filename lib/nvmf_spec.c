@@ -2,8 +2,9 @@
  * status / reject / opcode decoders used in error messages. */
 #include "nvmf_spec.h"
 
-#include <stdarg.h>
 #include <stdio.h>
+
+#include "nvmf_err.h"
 
 static int nqn_ok(const char *nqn)
 {
@@ -279,21 +280,6 @@ const char *nvme_opcode_name(uint8_t opc, int admin)
 
 /* ---- checks on what a target sends ---------------------------------------------------- */
 
-static int nvmf_why(char *why, size_t len, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int nvmf_why(char *why, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && len) {
-		va_start(ap, fmt);
-		vsnprintf(why, len, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 uint32_t nvmf_mdts_bytes(uint8_t mdts, uint64_t cap)
 {
 	unsigned shift = 12u + nvme_cap_mpsmin(cap) + mdts;
@@ -312,20 +298,20 @@ int nvmf_id_ctrl_check(const struct nvme_id_ctrl *id, uint64_t cap, char *why, s
 		why[0] = 0;
 	/* MQES is 0's based and 0 is reserved: a one-entry queue holds no command at all. */
 	if (nvme_cap_mqes(cap) == 0)
-		return nvmf_why(why, len, -EPROTO, "CAP.MQES 0 (a one-entry queue)");
+		return nvmf_errf(why, len, -EPROTO, "CAP.MQES 0 (a one-entry queue)");
 	/* 2^32..2^63 bytes is only "no limit that matters" (nvmf_mdts_bytes); past 64 bits the
 	 * controller is not describing a transfer size at all. */
 	if (id->mdts && page_shift + id->mdts >= 64)
-		return nvmf_why(why, len, -EPROTO, "MDTS %u (2^%u pages of %u bytes overflows 64 bits)",
-				id->mdts, id->mdts, 1u << page_shift);
+		return nvmf_errf(why, len, -EPROTO, "MDTS %u (2^%u pages of %u bytes overflows 64 "
+				 "bits)", id->mdts, id->mdts, 1u << page_shift);
 	if (le32toh(id->nn) == 0)
-		return nvmf_why(why, len, -EPROTO, "NN 0 (the controller has no namespace IDs)");
+		return nvmf_errf(why, len, -EPROTO, "NN 0 (the controller has no namespace IDs)");
 	if (ioccsz < NVME_SQE_SIZE / 16)
-		return nvmf_why(why, len, -EPROTO, "IOCCSZ %u (%u bytes: less than the 64-byte command)",
-				ioccsz, ioccsz * 16);
+		return nvmf_errf(why, len, -EPROTO, "IOCCSZ %u (%u bytes: less than the 64-byte "
+				 "command)", ioccsz, ioccsz * 16);
 	if (ioccsz > UINT32_MAX / 16)
-		return nvmf_why(why, len, -EPROTO, "IOCCSZ %u (%llu bytes: overflows 32 bits)", ioccsz,
-				(unsigned long long)ioccsz * 16);
+		return nvmf_errf(why, len, -EPROTO, "IOCCSZ %u (%llu bytes: overflows 32 bits)",
+				 ioccsz, (unsigned long long)ioccsz * 16);
 	return 0;
 }
 
@@ -337,24 +323,24 @@ int nvmf_id_ns_check(const struct nvme_id_ns *ns, uint32_t mdts_bytes, char *why
 	if (why && len)
 		why[0] = 0;
 	if (!nsze)
-		return nvmf_why(why, len, -ENODEV, "NSZE 0 (not an active namespace)");
+		return nvmf_errf(why, len, -ENODEV, "NSZE 0 (not an active namespace)");
 	if (ns->nlbaf > 63)
-		return nvmf_why(why, len, -EPROTO, "NLBAF %u (more than 64 LBA formats)", ns->nlbaf);
+		return nvmf_errf(why, len, -EPROTO, "NLBAF %u (more than 64 LBA formats)", ns->nlbaf);
 	idx = nvme_id_ns_flbas_index(ns);
 	if (idx > ns->nlbaf)
-		return nvmf_why(why, len, -EPROTO, "FLBAS 0x%02x (LBA format %u of %u)", ns->flbas, idx,
-				ns->nlbaf + 1u);
+		return nvmf_errf(why, len, -EPROTO, "FLBAS 0x%02x (LBA format %u of %u)", ns->flbas,
+				 idx, ns->nlbaf + 1u);
 	/* 512 B is the spec's minimum; above 64 KiB no real device exists and the byte
 	 * arithmetic downstream (size, offsets, transfer splits) stops being trustworthy. */
 	lbads = ns->lbaf[idx].lbads;
 	if (lbads < 9 || lbads > 16)
-		return nvmf_why(why, len, -EPROTO, "LBA format %u: LBADS %u (2^%u-byte blocks, not "
+		return nvmf_errf(why, len, -EPROTO, "LBA format %u: LBADS %u (2^%u-byte blocks, not "
 				"512 B..64 KiB)", idx, lbads, lbads);
 	if (nsze > UINT64_MAX >> lbads)
-		return nvmf_why(why, len, -EPROTO, "NSZE %llu (blocks of %u bytes overflow 64 bits)",
-				(unsigned long long)nsze, 1u << lbads);
+		return nvmf_errf(why, len, -EPROTO, "NSZE %llu (blocks of %u bytes overflow 64 bits)",
+				 (unsigned long long)nsze, 1u << lbads);
 	if (mdts_bytes && (1u << lbads) > mdts_bytes)
-		return nvmf_why(why, len, -EPROTO, "LBA format %u: %u-byte blocks (larger than MDTS, "
+		return nvmf_errf(why, len, -EPROTO, "LBA format %u: %u-byte blocks (larger than MDTS, "
 				"%u bytes: no command can carry one)", idx, 1u << lbads, mdts_bytes);
 	return 0;
 }
@@ -373,11 +359,11 @@ int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, c
 	if (!p || !len)
 		return 0;
 	if (len < 4)
-		return nvmf_why(why, whylen, -EPROTO, "accept private data of %zu bytes (RECFMT and "
+		return nvmf_errf(why, whylen, -EPROTO, "accept private data of %zu bytes (RECFMT and "
 				"CRQSIZE need 4)", len);
 	recfmt = nvmf_get_le16(p);
 	if (recfmt != 0)
-		return nvmf_why(why, whylen, -EPROTO, "accept private data RECFMT %u (only 0 is "
+		return nvmf_errf(why, whylen, -EPROTO, "accept private data RECFMT %u (only 0 is "
 				"defined)", recfmt);
 	*crqsize = nvmf_get_le16(p + 2);
 	return 0;

@@ -6,15 +6,14 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "nvmf_err.h"
 #include "nvmf_trid.h"
 
 static int nvmf_trid_set(char *dst, size_t len, const char *key, const char *val, char *err,
 			 size_t errlen)
 {
-	if (strlen(val) >= len) {
-		snprintf(err, errlen, "transport ID: %s is too long", key);
-		return -EINVAL;
-	}
+	if (strlen(val) >= len)
+		return nvmf_errf(err, errlen, -EINVAL, "transport ID: %s is too long", key);
 	snprintf(dst, len, "%s", val);
 	return 0;
 }
@@ -39,43 +38,37 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 		buf[o++] = *p;
 	}
 	buf[o] = 0;
-	if (*p) {
-		/* Cutting it would silently shorten whatever value is at the cut. */
-		snprintf(err, errlen, "transport ID: longer than %zu characters", sizeof(buf) - 1);
-		return -EINVAL;
-	}
+	/* Cutting it would silently shorten whatever value is at the cut. */
+	if (*p)
+		return nvmf_errf(err, errlen, -EINVAL, "transport ID: longer than %zu characters",
+				 sizeof(buf) - 1);
 	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		char *val = strchr(tok, '=');
 
-		if (!val || val == tok) {
-			snprintf(err, errlen, "transport ID: '%s' is not key=value", tok);
-			return -EINVAL;
-		}
+		if (!val || val == tok)
+			return nvmf_errf(err, errlen, -EINVAL, "transport ID: '%s' is not key=value",
+					 tok);
 		*val++ = 0;
 		/* A key given twice would leave the job's target to whichever came last. */
 		for (unsigned k = 0; k < nseen; k++) {
-			if (!strcasecmp(seen[k], tok)) {
-				snprintf(err, errlen, "transport ID: %s is given twice", tok);
-				return -EINVAL;
-			}
+			if (!strcasecmp(seen[k], tok))
+				return nvmf_errf(err, errlen, -EINVAL, "transport ID: %s is given "
+						 "twice", tok);
 		}
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = tok;
 		if (!strcasecmp(tok, "trtype")) {
-			if (strcasecmp(val, "rdma")) {
-				snprintf(err, errlen, "transport ID: trtype=%s is not supported "
-					 "(this engine speaks RDMA)", val);
-				return -EINVAL;
-			}
+			if (strcasecmp(val, "rdma"))
+				return nvmf_errf(err, errlen, -EINVAL, "transport ID: trtype=%s is "
+						 "not supported (this engine speaks RDMA)", val);
 		} else if (!strcasecmp(tok, "adrfam")) {
 			if (!strcasecmp(val, "ipv4"))
 				t->adrfam = AF_INET;
 			else if (!strcasecmp(val, "ipv6"))
 				t->adrfam = AF_INET6;
-			else {
-				snprintf(err, errlen, "transport ID: adrfam=%s (want IPv4 or IPv6)", val);
-				return -EINVAL;
-			}
+			else
+				return nvmf_errf(err, errlen, -EINVAL, "transport ID: adrfam=%s (want "
+						 "IPv4 or IPv6)", val);
 		} else if (!strcasecmp(tok, "traddr")) {
 			rc = nvmf_trid_set(t->traddr, sizeof(t->traddr), "traddr", val, err, errlen);
 		} else if (!strcasecmp(tok, "trsvcid")) {
@@ -86,14 +79,12 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 			char *end;
 			unsigned long v = strtoul(val, &end, 10);
 
-			if (*end || !*val || v == 0 || v >= 0xffffffffUL) {
-				snprintf(err, errlen, "transport ID: ns=%s is not a namespace ID", val);
-				return -EINVAL;
-			}
+			if (*end || !*val || v == 0 || v >= 0xffffffffUL)
+				return nvmf_errf(err, errlen, -EINVAL, "transport ID: ns=%s is not a "
+						 "namespace ID", val);
 			t->nsid = (uint32_t)v;
 		} else {
-			snprintf(err, errlen, "transport ID: unknown key '%s'", tok);
-			return -EINVAL;
+			return nvmf_errf(err, errlen, -EINVAL, "transport ID: unknown key '%s'", tok);
 		}
 		if (rc)
 			return rc;

@@ -13,7 +13,7 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 # the CUDA loader; command slots; I/O and the RDMA transport; the lane; the memory backends.
 declare -A layer=(
 	[nvmf_spec]=0 [nvmf_policy]=0 [nvmf_trid]=0 [nvmf_alive]=0 [nvmf_cpuq]=0
-	[nvmf_cuda_api]=0
+	[nvmf_cuda_api]=0 [nvmf_err]=0
 	[nvmf_host]=1 [nvmf_shim]=1
 	[nvmf_cuda]=2 [nvmf_queue]=2
 	[nvmf_io]=3 [nvmf_rdma]=3

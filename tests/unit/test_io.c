@@ -1,8 +1,9 @@
 /* test_io.c - one user I/O as NVMe commands (lib/nvmf_io.c): splitting, the SQE bytes of each
  * part at NVMe spec offsets (as posted, copied by the scripted peer), in-capsule vs keyed
- * data, trim via the per-slot DSM range, flush,
- * all-or-nothing staging, collecting the parts' completions, and which queue the CPU a job
- * runs on posts to (io_queue_pick=cpu, lib/nvmf_cpuq.c). */
+ * data, trim via the per-slot DSM range, flush, all-or-nothing staging (also when a command
+ * builder refuses a part), collecting the parts' completions, a lost connection's I/O sorted
+ * for a reconnect, and which queue the CPU a job runs on posts to (io_queue_pick=cpu,
+ * lib/nvmf_cpuq.c). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -506,6 +507,79 @@ static void test_busy_and_invalid(void)
 	free(buf);
 }
 
+/* A split a command builder refuses (the limits never give one: a wrong clamp one day would)
+ * fails the I/O with -EINVAL and stages none of its commands, instead of posting the zeroed
+ * SQE the builder leaves, whose opcode 0 is Flush.  Staged commands of other I/Os stay, and
+ * the queue's slots are as before. */
+static void test_builder_refuses(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
+	uint8_t *buf = malloc(16 * MiB);
+	unsigned free_before[16], nr_free, avail;
+	struct nvmf_io good, io;
+	uint16_t good_cid;
+
+	setup(&q, 16);
+	good = mk_io(NVMF_IO_READ, 9, 1, 0x10, 8, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &good), 0);
+	good_cid = q.reqs[q.send_descs[0].slot].cid;
+	nr_free = q.nr_free;
+	avail = nvmf_queue_available(&q);
+	memcpy(free_before, q.free_slots, nr_free * sizeof(free_before[0]));
+
+	/* NLB 0x10001 does not fit CDW12's 16 bits (byte-sized blocks: the length fits 24 bits) */
+	io = mk_io(NVMF_IO_READ, 0, 1, 0, 0x10001, buf);
+	CHECK_EQ(nvmf_io_stage_split(&q, &lim, &io, 1, 0x10001), -EINVAL);
+	CHECK_EQ(q.nr_staged, 1);
+	CHECK_EQ(q.nr_inflight, 1);
+	CHECK_EQ(nvmf_queue_available(&q), avail);
+	/* the same as a write, in-capsule (no length check there) and keyed */
+	io = mk_io(NVMF_IO_WRITE, 0, 1, 0, 0x10001, buf);
+	lim.inline_max = 1 * MiB;
+	CHECK_EQ(nvmf_io_stage_split(&q, &lim, &io, 1, 0x10001), -EINVAL);
+	lim.inline_max = 0;
+	CHECK_EQ(nvmf_io_stage_split(&q, &lim, &io, 1, 0x10001), -EINVAL);
+	CHECK_EQ(q.nr_staged, 1);
+
+	/* 4096 blocks of 4 KiB: NLB fits, but 16 MiB does not fit a keyed SGL's 24-bit length */
+	io = mk_io(NVMF_IO_READ, 12, 1, 0, 4096, buf);
+	CHECK_EQ(nvmf_io_stage_split(&q, &lim, &io, 1, 4096), -EINVAL);
+	CHECK_EQ(q.nr_staged, 1);
+
+	/* the third part refused (a part of no blocks) after two were staged: both given back */
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 16, buf);
+	CHECK_EQ(nvmf_io_stage_split(&q, &lim, &io, 3, 8), -EINVAL);
+	CHECK_EQ(q.nr_staged, 1);
+	CHECK_EQ(q.nr_inflight, 1);
+	CHECK_EQ(nvmf_queue_available(&q), avail);
+	CHECK_EQ(io.parts_left, 0);
+
+	/* the free slots are as before, in the same order (the next I/O takes the same slot) */
+	CHECK_EQ(q.nr_free, nr_free);
+	CHECK(!memcmp(free_before, q.free_slots, nr_free * sizeof(free_before[0])));
+
+	/* only the good read goes out: opcode 02h, NLB 7, SLBA 10h, its CID */
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	CHECK_EQ(peer.nr_sends, 1);
+	if (peer.nr_sends == 1) {
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 0, 1), 0x02);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 2, 2), good_cid);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 40, 8), 0x10);
+		CHECK_EQ(raw_le(peer.sends[0].sqe, 48, 2), 7);
+	}
+	for (unsigned i = 0; i < peer.nr_sends; i++)
+		CHECK(peer.sends[i].sqe[0] != 0x00);   /* never a Flush nobody asked for */
+
+	/* the split the limits give still stages */
+	io = mk_io(NVMF_IO_READ, 9, 1, 0, 16, buf);
+	CHECK_EQ(nvmf_io_stage_split(&q, &lim, &io, 2, 8), 0);
+	CHECK_EQ(q.nr_staged, 2);
+	CHECK_EQ(io.parts_left, 2);
+	nvmf_queue_fini(&q);
+	free(buf);
+}
+
 struct done_log {
 	unsigned        calls;
 	struct nvmf_io *io;
@@ -918,6 +992,7 @@ int main(void)
 	test_trim();
 	test_flush();
 	test_busy_and_invalid();
+	test_builder_refuses();
 	test_completion();
 	test_backlog();
 	test_fail_all_and_backlog();
