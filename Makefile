@@ -101,6 +101,13 @@ $(BUILD)/tests/libfio_nvmeof_wrongver.so: $(ENG_SRCS) $(BUILD)/libnvmf.a $(LIB_H
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) $(filter-out -DFIO_NVMEOF_BUILT_FOR=%,$(ENG_CFLAGS)) \
 	  -DFIO_NVMEOF_BUILT_FOR='"fio-0.0-not-this-fio"' -shared -o $@ $(ENG_SRCS) $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
 
+# The engine with its test knobs (FIO_NVMEOF_TEST_* in the environment, nvmeof_test_knob): the
+# suites that need one load this copy; the engine users load reads no environment.
+$(BUILD)/tests/libfio_nvmeof_knobs.so: $(ENG_SRCS) $(wildcard engine/*.h) $(BUILD)/libnvmf.a $(LIB_HDRS) $(FIO_SRC)/config-host.h
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) $(ENG_CFLAGS) -DFIO_NVMEOF_TEST_KNOBS -shared \
+	  -Wl,--exclude-libs,ALL -o $@ $(ENG_SRCS) $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
+
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnvmf.a tests/unit/check.h $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
@@ -120,7 +127,7 @@ asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run-tests.sh asan $(ASAN_BINS)
 
-integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so $(STANDIN)
+integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so $(BUILD)/tests/libfio_nvmeof_knobs.so $(STANDIN)
 	@tests/run-tests.sh integration $(sort $(wildcard tests/integration/*.sh))
 
 # The summary names the guest kernel(s) the testbed booted (each boot appends its version to

@@ -85,6 +85,21 @@ out=$(fio --parse-only --name=j --ioengine=external:"$ENG" --traddr=192.0.2.1 \
 	--connect_timeout=5000ms 2>&1) && ok "times with units parse (15s, 10m, 500ms, 30S, 1h)" ||
 	{ bad "times with units parse"; echo "$out" | sed 's/^/    | /'; }
 
+# The test knobs (FIO_NVMEOF_TEST_*) are in the test build of the engine only: the engine users
+# load reads no such variable and carries no knob's name.
+KNOBS=$REPO/build/tests/libfio_nvmeof_knobs.so
+if grep -q FIO_NVMEOF_TEST_ "$ENG"; then
+	bad "the engine carries test knobs: $(grep -ao 'FIO_NVMEOF_TEST_[A-Z_]*' "$ENG" | sort -u | tr '\n' ' ')"
+else
+	ok "the engine carries no test knob"
+fi
+if [ -f "$KNOBS" ]; then
+	grep -q FIO_NVMEOF_TEST_KEEPALIVE_OFF "$KNOBS" && grep -q FIO_NVMEOF_TEST_CPU "$KNOBS" &&
+		ok "the test build has its knobs" || bad "the test build $KNOBS lacks its knobs"
+else
+	bad "the test build $KNOBS is missing (make integration builds it)"
+fi
+
 # Every shipped job file parses with the engine loaded (run from the repository root).
 cd "$REPO" || exit 1
 for j in jobs/*.fio; do

@@ -76,7 +76,8 @@ fi
 # visibly: the target's log says so and the job fails saying the target disconnected.
 mark=$(dmesg_mark)
 FIO_NVMEOF_TEST_KEEPALIVE_OFF=1 expect_fail keepalive-not-sent \
-	'nvmeof: ka: lane failed: (the target disconnected queue|.*transport status)' $KA --kato=2000
+	'nvmeof: ka: lane failed: (the target disconnected queue|.*transport status)' \
+	${KA/"$NVMEOF"/"$NVMEOF_KNOBS"} --kato=2000
 dmesg_since "$mark" | grep -qi 'keep-alive.*expired' &&
 	ok "keep-alive not sent: the target's log: $(dmesg_since "$mark" | grep -i -m1 'keep-alive' | sed 's/^\[[^]]*\] //')" ||
 	bad keepalive-lost "the target never logged a keep-alive expiry"

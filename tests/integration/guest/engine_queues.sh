@@ -51,7 +51,7 @@ pick_line() {
 # FIO_NVMEOF_TEST_CPU makes the job post as if from CPU 1: queues 1 and 3 only, both used; the
 # data verifies, each completion mode
 for m in poll event hybrid; do
-	FIO_NVMEOF_TEST_CPU=1 run_fio "pick-cpu-$m" rw $NVMEOF --name=pc --io_queues=4 --io_queue_pick=cpu \
+	FIO_NVMEOF_TEST_CPU=1 run_fio "pick-cpu-$m" rw $NVMEOF_KNOBS --name=pc --io_queues=4 --io_queue_pick=cpu \
 		--cpus_allowed=0,1 --completion=$m --rw=randwrite --bsrange=4k-256k --size=16m --iodepth=32 $V
 	counts=$(per_queue "pick-cpu-$m")
 	if [[ "$counts" =~ ^0\ [1-9][0-9]*\ 0\ [1-9][0-9]*$ ]]; then

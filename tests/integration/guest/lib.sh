@@ -6,6 +6,9 @@ WORK=$(mktemp -d /tmp/suite.XXXXXX)
 CHECK_JSON="python3 $REPO/tests/integration/fio_json_check.py"
 FIO_TIMEOUT=${FIO_TIMEOUT:-300}
 NVMEOF="--ioengine=external:$ENG --traddr=$TARGET_IP --subnqn=$NQN"
+# the engine's test build, for the cases that set a FIO_NVMEOF_TEST_* knob
+ENG_KNOBS=${ENG_KNOBS:-$REPO/build/tests/libfio_nvmeof_knobs.so}
+NVMEOF_KNOBS="--ioengine=external:$ENG_KNOBS --traddr=$TARGET_IP --subnqn=$NQN"
 pass=0 fail=0
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
