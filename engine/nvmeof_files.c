@@ -197,7 +197,18 @@ static int nvmeof_same_subsystem(const struct nvmeof_file *a, const struct nvmeo
 
 /* The namespace probe runs in a child process: librdmacm opens the RDMA devices once per
  * process and keeps them, and the kernel refuses a uverbs file used across fork.  fio forks
- * jobs from this process, so it must never touch the devices itself. */
+ * jobs from this process, so it must never touch the devices itself.
+ *
+ * Why the child may call getaddrinfo, librdmacm and malloc although fio's process has other
+ * threads by now (its helper thread starts before setup): it is in the position of every fio
+ * job process, which fio forks from this same process, with the same threads running, after
+ * setup, and in which every engine's init runs (fio's own rdma engine calls gethostbyname and
+ * librdmacm there).  glibc's fork resets, in the child, the locks those calls take that another
+ * thread could hold (malloc's arenas, the stdio list, the dynamic loader's: libibverbs dlopens
+ * its providers); librdmacm and libibverbs were never initialised in this process, so their
+ * own state is fresh in the child; and the child ends in _exit, running no exit handler and
+ * flushing no stdio of the parent's.  engine_output runs 32 probes while fio's helper thread
+ * prints the ETA every 100 ms. */
 struct nvmeof_probe_result {
 	int                 rc;
 	char                err[NVMF_ERR_LEN];

@@ -96,6 +96,16 @@ if [ -z "$warn" ]; then
 else
 	bad "kernel target log" "$(echo "$warn" | head -3)"
 fi
+# 32 namespace probes (one forked child per job, from fio's process while its helper thread
+# prints the ETA line every 100 ms) all finish: the child does what fio's own job processes do
+# after the same fork (nvmeof_files.c says why that is safe).
+run_fio probes-under-status r $NVMEOF --name=pr --rw=read --bs=4k --size=64k --numjobs=32 \
+	--number_ios=1 --eta=always --eta-interval=100ms --group_reporting=1
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' \
+	"$WORK/probes-under-status.json" 2>/dev/null)
+[ "${n:-0}" = 32 ] && ok "probes-under-status: 32 jobs probed and read once each" ||
+	bad "probes-under-status" "${n:-no} reads of 32"
+
 # read_iolog replay keeps the log's timing: fio waits each logged gap from the last issue
 # (td->last_issue), which an engine that stamps its own issue times must set, as io_uring
 # does; without it fio never waited.  11 reads 100 ms apart (v3 timestamps, usec) take >= 1 s.
