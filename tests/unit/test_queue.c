@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvmf_queue.h"
@@ -960,6 +961,72 @@ out:
 	nvmf_queue_fini(&q);
 }
 
+/* nvmf_queue_exec_wait (the keep-alive thread's): with nothing there it hands the wait to
+ * wait() with the time left, and returns once wait() reaped the answer; it never spins (a
+ * wait that sleeps its whole budget is called a handful of times over 60 ms, not thousands). */
+struct exec_wait_log {
+	struct nvmf_queue *q;
+	unsigned           calls;
+	int                answer_at;     /* the call that delivers the answer; 0: never */
+	int                first_ms;
+	uint16_t           cid;
+};
+
+static int exec_wait_fn(void *ctx, int timeout_ms)
+{
+	struct exec_wait_log *w = ctx;
+	struct timespec ts = { 0, 0 };
+
+	if (++w->calls == 1)
+		w->first_ms = timeout_ms;
+	if (w->answer_at && (int)w->calls == w->answer_at) {
+		sp_send_done(&peer, w->cid & w->q->slot_mask, 0);
+		sp_respond(&peer, w->cid, 0, 0x42);
+	} else {
+		ts.tv_nsec = (long)timeout_ms * 1000000;   /* asleep for the whole budget */
+		nanosleep(&ts, NULL);
+	}
+	return nvmf_queue_process(w->q);
+}
+
+static void test_exec_wait(void)
+{
+	struct nvmf_queue q;
+	struct cb_log log;
+	struct nvmf_req *r;
+	struct nvme_cqe cqe;
+	struct exec_wait_log w;
+
+	setup(&q, 8, &log);
+	r = get_flush_cmd(&q, 1);
+	if (!r)
+		goto out;
+	memset(&w, 0, sizeof(w));
+	w.q = &q;
+	w.answer_at = 2;
+	w.cid = r->cid;
+	memset(&cqe, 0, sizeof(cqe));
+	CHECK_EQ(nvmf_queue_exec_wait(&q, r, 1000, &cqe, exec_wait_fn, &w), 0);
+	CHECK_EQ(w.calls, 2u);                      /* asleep once, then the answer */
+	CHECK(w.first_ms > 900 && w.first_ms <= 1001);
+	CHECK_EQ(raw_le(&cqe, 0, 8), 0x42);
+	CHECK_EQ(nvmf_queue_available(&q), 7);
+	nvmf_queue_fini(&q);
+
+	/* no answer: -ETIMEDOUT after the budget, in a few sleeping waits */
+	setup(&q, 8, &log);
+	r = get_flush_cmd(&q, 1);
+	if (!r)
+		goto out;
+	memset(&w, 0, sizeof(w));
+	w.q = &q;
+	CHECK_EQ(nvmf_queue_exec_wait(&q, r, 60, &cqe, exec_wait_fn, &w), -ETIMEDOUT);
+	CHECK(w.calls >= 1 && w.calls <= 5);
+	CHECK(contains(q.fatal_msg, "60 ms"));
+out:
+	nvmf_queue_fini(&q);
+}
+
 static void test_post_sends_fails(void)
 {
 	struct nvmf_queue q;
@@ -1068,6 +1135,7 @@ int main(void)
 	test_recv_reposted();
 	test_recv_reposted_before_flush_in_callback();
 	test_exec();
+	test_exec_wait();
 	test_post_sends_fails();
 	test_put_staged();
 	return check_done("test_queue");

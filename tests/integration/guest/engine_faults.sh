@@ -41,37 +41,6 @@ run_fio keepalive-kato1500 r $NVMEOF --name=ka --rw=randread --bs=4k --size=256k
 grep -q 'keep-alive every 1000 ms (KATO 2000 ms)' "$WORK/keepalive-kato1500.log" &&
 	ok "kato=1500: the KATO in force comes from the controller (2000 ms)" ||
 	bad keepalive-getfeatures "start line: $(grep -o 'keep-alive every [^;]*' "$WORK/keepalive-kato1500.log")"
-# While it waits for each answer the keep-alive thread sleeps on the admin queue's completion
-# channel (poll on its fd) instead of spinning on the CQ: its waits over ten keep-alives (KATO
-# 400 ms, one every 200 ms, fio idle in thinktime) under strace are poll()s, no nanosleep.
-if command -v strace >/dev/null; then
-	fio --output-format=json --output="$WORK/ka-sleep.json" $NVMEOF --name=kas --rw=randread \
-		--bs=4k --size=256k --iodepth=1 --kato=400 --thinktime=3s --thinktime_blocks=1 \
-		--number_ios=2 >"$WORK/ka-sleep.log" 2>&1 &
-	fpid=$! tid=
-	for _ in $(seq 100); do
-		tid=$(grep -lx nvmf-keepalive /proc/[0-9]*/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5)
-		[ -n "$tid" ] && break
-		sleep 0.1
-	done
-	if [ -n "$tid" ]; then
-		timeout 2 strace -qq -p "$tid" -e trace=poll,ppoll,nanosleep,clock_nanosleep \
-			-o "$WORK/ka-sleep.strace" 2>/dev/null
-		polls=$(grep -cE '^(poll|ppoll)\(' "$WORK/ka-sleep.strace")
-		spins=$(grep -cE 'nanosleep\(' "$WORK/ka-sleep.strace")
-		if [ "$polls" -ge 3 ] && [ "$spins" = 0 ]; then
-			ok "keep-alive waits asleep: $polls poll()s on the completion channel, no nanosleep, in 2 s"
-		else
-			bad keepalive-sleeps "the keep-alive thread made $polls poll()s and $spins nanosleep()s in 2 s (want >= 3 and 0)"
-		fi
-	else
-		bad keepalive-sleeps "no nvmf-keepalive thread found"
-	fi
-	wait $fpid || bad keepalive-sleeps "the job failed: $(log_gist "$WORK/ka-sleep.log")"
-else
-	echo "SKIP keepalive-sleeps: no strace"
-fi
-
 # The same job with keep-alive sending switched off (test knob): the controller is lost,
 # visibly: the target's log says so and the job fails saying the target disconnected.
 mark=$(dmesg_mark)
