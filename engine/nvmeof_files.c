@@ -208,7 +208,7 @@ static int nvmeof_same_subsystem(const struct nvmeof_file *a, const struct nvmeo
  * its providers); librdmacm and libibverbs were never initialised in this process, so their
  * own state is fresh in the child; and the child ends in _exit, running no exit handler and
  * flushing no stdio of the parent's.  engine_output runs 32 probes while fio's helper thread
- * prints the ETA every 100 ms. */
+ * prints the ETA every 250 ms. */
 struct nvmeof_probe_result {
 	int                 rc;
 	char                err[NVMF_ERR_LEN];
