@@ -65,7 +65,10 @@ if where=$(FIO_NVMEOF_CACHE=${FIO_NVMEOF_CACHE:-$REPO/.cache} "$SPDK" --where 2>
 	stamp=$(stat -c '%i %Y' "$where" "$where/.ready")
 	t0=$(date +%s)
 	out=$(cd "$REPO" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory spdk 2>&1); rc=$?
-	if [ $rc = 0 ] && grep -q "^spdk: built: $where (cached" <<<"$out" && [ "$stamp" = "$(stat -c '%i %Y' "$where" "$where/.ready")" ]; then
+	# the same directory, whichever way the two name it (a .cache reached through a symlink)
+	built=$(sed -n 's/^spdk: built: \(.*\) (cached.*/\1/p' <<<"$out" | head -1)
+	if [ $rc = 0 ] && [ -n "$built" ] && [ "$(readlink -f "$built")" = "$(readlink -f "$where")" ] &&
+	   [ "$stamp" = "$(stat -c '%i %Y' "$where" "$where/.ready")" ]; then
 		ok "make spdk again: cached, no work ($(( $(date +%s) - t0 )) s): ${out##*$'\n'}"
 	else
 		bad "make spdk again: cached (rc=$rc)" "$out"
