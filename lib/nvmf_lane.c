@@ -43,6 +43,7 @@ struct nvmf_lane {
 	struct ibv_pd          *pd;
 	struct nvmf_rdma_queue *aq;
 	struct nvmf_rdma_queue *ioqs[NVMF_MAX_IO_QUEUES];
+	struct nvmf_rdma_cq    *ioq_cq;      /* shared by the I/O queues when there are several */
 	unsigned                nr_ioqs;
 	uint8_t                *scratch;
 	struct ibv_mr          *scratch_mr;
@@ -91,6 +92,8 @@ static void nvmf_lane_ioqs_destroy(struct nvmf_lane *lane, unsigned disconnect_w
 		lane->ioqs[i] = NULL;
 	}
 	lane->nr_ioqs = 0;
+	nvmf_rdma_cq_destroy(lane->ioq_cq);    /* after every QP on it */
+	lane->ioq_cq = NULL;
 }
 
 static int nvmf_resolve(struct nvmf_lane *lane, const char *what, const char *host,
@@ -814,6 +817,15 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		}
 		rp.entries = nvmf_io_entries(lane);
 		rp.use_events = opts->use_events;
+		/* Several queues share one CQ: the job's thread reaps all of them with one poll
+		 * (and sleeps on one channel) instead of one per queue. */
+		if (want > 1) {
+			if ((rc = nvmf_rdma_cq_create(&lane->ioq_cq, lane->pd->context,
+						      (int)(want * 2 * rp.entries), opts->use_events,
+						      lane->err, sizeof(lane->err))))
+				return rc;
+			rp.shared_cq = lane->ioq_cq;
+		}
 		for (unsigned i = 0; i < want; i++) {
 			rp.qid = (uint16_t)(i + 1);
 			lane->nr_ioqs = i + 1;

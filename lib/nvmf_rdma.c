@@ -230,10 +230,52 @@ static int nvmf_rdma_post_recvs(void *ctx, const unsigned *idx, unsigned n)
 	return nvmf_rc_positive(ibv_post_recv(rq->id->qp, &rq->rwrs[idx[0]], &bad));
 }
 
+/* Reap the shared CQ once: each completion goes to its queue's pending list, by QP number. */
+static int nvmf_rdma_cq_reap(struct nvmf_rdma_cq *scq)
+{
+	int n = ibv_poll_cq(scq->cq, scq->cap, scq->ibwcs);
+
+	if (n < 0)
+		return -EIO;
+	for (int i = 0; i < n; i++) {
+		const struct ibv_wc *w = &scq->ibwcs[i];
+		struct nvmf_rdma_queue *rq = NULL;
+		struct nvmf_wc *wc;
+
+		for (unsigned k = 0; k < scq->nr_queues && !rq; k++)
+			if (scq->queues[k]->qp_num == w->qp_num)
+				rq = scq->queues[k];
+		if (!rq)
+			continue;   /* a destroyed queue's flush */
+		/* a queue never has more than its sends and receives outstanding */
+		if (rq->nr_pend >= 2 * rq->q.depth)
+			return -EOVERFLOW;
+		wc = &rq->pend[rq->nr_pend++];
+		wc->wr_id = w->wr_id;
+		wc->status = w->status;
+		wc->is_recv = (w->wr_id & NVMF_WRID_RECV) != 0;
+		wc->byte_len = w->byte_len;
+	}
+	return n;
+}
+
 static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
 {
 	struct nvmf_rdma_queue *rq = ctx;
-	int n = ibv_poll_cq(rq->cq, max, rq->ibwcs);
+	int n;
+
+	if (rq->scq) {
+		/* Alone (a synchronous command) it reaps the shared CQ itself; inside
+		 * nvmf_rdma_queues_process that reaped it once for every queue. */
+		if (!rq->scq->reaped && (n = nvmf_rdma_cq_reap(rq->scq)) < 0)
+			return n;
+		n = rq->nr_pend < (unsigned)max ? (int)rq->nr_pend : max;
+		memcpy(wc, rq->pend, (size_t)n * sizeof(*wc));
+		rq->nr_pend -= (unsigned)n;
+		memmove(rq->pend, rq->pend + n, rq->nr_pend * sizeof(*wc));
+		return n;
+	}
+	n = ibv_poll_cq(rq->cq, max, rq->ibwcs);
 
 	if (n < 0)
 		return -EIO;
@@ -272,15 +314,30 @@ static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
 				      "queue's device", q->qid, ibv_get_device_name(ctx->device));
 	}
 	rq->pd = *pd;
-	if (rq->use_events) {
-		rq->cc = ibv_create_comp_channel(ctx);
-		if ((rc = nvmf_rc_ptr(rq->cc)))
-			return nvmf_rdma_errf(rq, rc, "ibv_create_comp_channel: %s", strerror(-rc));
-		fcntl(rq->cc->fd, F_SETFL, fcntl(rq->cc->fd, F_GETFL) | O_NONBLOCK);
+	if (rq->scq) {
+		if (rq->scq->cq->context != ctx)
+			return nvmf_rdma_errf(rq, -EXDEV, "queue %u resolved to RDMA device %s, not its "
+					      "lane's", q->qid, ibv_get_device_name(ctx->device));
+		if (rq->scq->nr_queues == sizeof(rq->scq->queues) / sizeof(rq->scq->queues[0]))
+			return nvmf_rdma_errf(rq, -ENOSPC, "queue %u: the shared CQ has no room",
+					      q->qid);
+		rq->cq = rq->scq->cq;
+		rq->pend = calloc(2 * q->depth, sizeof(*rq->pend));
+		if (!rq->pend)
+			return nvmf_rdma_errf(rq, -ENOMEM, "out of memory");
+	} else {
+		if (rq->use_events) {
+			rq->cc = ibv_create_comp_channel(ctx);
+			if ((rc = nvmf_rc_ptr(rq->cc)))
+				return nvmf_rdma_errf(rq, rc, "ibv_create_comp_channel: %s",
+						      strerror(-rc));
+			fcntl(rq->cc->fd, F_SETFL, fcntl(rq->cc->fd, F_GETFL) | O_NONBLOCK);
+		}
+		rq->cq = ibv_create_cq(ctx, (int)(2 * q->depth), rq, rq->cc, 0);
+		if ((rc = nvmf_rc_ptr(rq->cq)))
+			return nvmf_rdma_errf(rq, rc, "ibv_create_cq(%u): %s", 2 * q->depth,
+					      strerror(-rc));
 	}
-	rq->cq = ibv_create_cq(ctx, (int)(2 * q->depth), rq, rq->cc, 0);
-	if ((rc = nvmf_rc_ptr(rq->cq)))
-		return nvmf_rdma_errf(rq, rc, "ibv_create_cq(%u): %s", 2 * q->depth, strerror(-rc));
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = rq->cq;
 	qa.recv_cq = rq->cq;
@@ -292,6 +349,9 @@ static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
 	if ((rc = nvmf_rc_minus1(rdma_create_qp(rq->id, rq->pd, &qa))))
 		return nvmf_rdma_errf(rq, rc, "rdma_create_qp (depth %u): %s", q->depth, strerror(-rc));
 	rq->qp_created = 1;
+	rq->qp_num = rq->id->qp->qp_num;
+	if (rq->scq)
+		rq->scq->queues[rq->scq->nr_queues++] = rq;
 	rq->sqe_mr = ibv_reg_mr(rq->pd, q->sqes, q->depth * sizeof(*q->sqes), 0);
 	rq->rsp_mr = ibv_reg_mr(rq->pd, q->rsps, q->depth * sizeof(*q->rsps), IBV_ACCESS_LOCAL_WRITE);
 	/* Least access: capsules are only sent, responses only received, DSM ranges only
@@ -338,6 +398,7 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	rq->err = err;
 	rq->errlen = errlen;
 	rq->use_events = p->use_events;
+	rq->scq = p->shared_cq;
 	rc = nvmf_queue_init(&rq->q, p->qid, p->entries);
 	if (rc) {
 		free(rq);
@@ -455,7 +516,17 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 		ibv_dereg_mr(rq->rsp_mr);
 	if (rq->dsm_mr)
 		ibv_dereg_mr(rq->dsm_mr);
-	if (rq->cq) {
+	if (rq->scq) {
+		struct nvmf_rdma_cq *scq = rq->scq;
+
+		/* its completions still in the shared CQ are dropped at the next reap */
+		for (unsigned k = 0; k < scq->nr_queues; k++) {
+			if (scq->queues[k] != rq)
+				continue;
+			scq->queues[k] = scq->queues[--scq->nr_queues];
+			break;
+		}
+	} else if (rq->cq) {
 		/* ibv_destroy_cq waits for every event it delivered to be acked. */
 		if (rq->unacked)
 			ibv_ack_cq_events(rq->cq, rq->unacked);
@@ -463,6 +534,7 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 	}
 	if (rq->cc)
 		ibv_destroy_comp_channel(rq->cc);
+	free(rq->pend);
 	if (rq->id)
 		rdma_destroy_id(rq->id);
 	if (rq->ch)
@@ -519,16 +591,109 @@ uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq)
 	return attr.timeout;
 }
 
+int nvmf_rdma_cq_create(struct nvmf_rdma_cq **out, struct ibv_context *ctx, int entries,
+			int use_events, char *err, size_t errlen)
+{
+	struct nvmf_rdma_cq *scq = calloc(1, sizeof(*scq));
+	int rc;
+
+	*out = NULL;
+	if (!scq)
+		return nvmf_errf(err, errlen, -ENOMEM, "out of memory");
+	scq->cap = entries;
+	scq->ibwcs = calloc((size_t)entries, sizeof(*scq->ibwcs));
+	if (!scq->ibwcs) {
+		rc = nvmf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (use_events) {
+		scq->cc = ibv_create_comp_channel(ctx);
+		if ((rc = nvmf_rc_ptr(scq->cc))) {
+			scq->cc = NULL;
+			nvmf_errf(err, errlen, rc, "ibv_create_comp_channel: %s", strerror(-rc));
+			goto fail;
+		}
+		fcntl(scq->cc->fd, F_SETFL, fcntl(scq->cc->fd, F_GETFL) | O_NONBLOCK);
+	}
+	scq->cq = ibv_create_cq(ctx, entries, scq, scq->cc, 0);
+	if ((rc = nvmf_rc_ptr(scq->cq))) {
+		scq->cq = NULL;
+		nvmf_errf(err, errlen, rc, "ibv_create_cq(%d), shared: %s", entries, strerror(-rc));
+		goto fail;
+	}
+	*out = scq;
+	return 0;
+fail:
+	nvmf_rdma_cq_destroy(scq);
+	return rc;
+}
+
+void nvmf_rdma_cq_destroy(struct nvmf_rdma_cq *scq)
+{
+	if (!scq)
+		return;
+	if (scq->cq) {
+		if (scq->unacked)
+			ibv_ack_cq_events(scq->cq, scq->unacked);
+		ibv_destroy_cq(scq->cq);
+	}
+	if (scq->cc)
+		ibv_destroy_comp_channel(scq->cc);
+	free(scq->ibwcs);
+	free(scq);
+}
+
 int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
 {
-	int sum = 0, c;
+	struct nvmf_rdma_cq *scq = n ? rqs[0]->scq : NULL;
+	int sum = 0, c = 0;
 
+	/* A shared CQ: one poll for all, then each queue works through what it got (a fatal
+	 * queue still reports itself). */
+	if (scq && (c = nvmf_rdma_cq_reap(scq)) < 0)
+		return c;
+	if (scq)
+		scq->reaped = 1;
 	for (unsigned i = 0; i < n; i++) {
+		if (scq && !rqs[i]->nr_pend && !rqs[i]->q.fatal)
+			continue;
 		if ((c = nvmf_queue_process(&rqs[i]->q)) < 0)
-			return c;
+			break;
 		sum += c;
 	}
-	return sum;
+	if (scq)
+		scq->reaped = 0;
+	return c < 0 ? c : sum;
+}
+
+/* nvmf_rdma_queues_wait's sleep on a shared CQ: one arm, one channel. */
+static int nvmf_rdma_cq_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
+{
+	struct nvmf_rdma_cq *scq = rqs[0]->scq;
+	struct pollfd pfd = { .fd = scq->cc ? scq->cc->fd : -1, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	int c;
+
+	if (!scq->cc)
+		return nvmf_rdma_queues_process(rqs, n);
+	if (!scq->armed) {
+		if ((c = nvmf_rc_positive(ibv_req_notify_cq(scq->cq, 0))))
+			return c;
+		scq->armed = 1;
+	}
+	/* Anything that landed before arming is reaped now; later ones wake the channel. */
+	if ((c = nvmf_rdma_queues_process(rqs, n)))
+		return c;
+	if (poll(&pfd, 1, timeout_ms) > 0 && (pfd.revents & POLLIN) &&
+	    !ibv_get_cq_event(scq->cc, &cq, &cq_ctx)) {
+		scq->armed = 0;
+		if (++scq->unacked >= NVMF_RDMA_ACK_BATCH) {
+			ibv_ack_cq_events(cq, scq->unacked);
+			scq->unacked = 0;
+		}
+	}
+	return nvmf_rdma_queues_process(rqs, n);
 }
 
 int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
@@ -556,6 +721,8 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	sched_yield();
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;
+	if (rqs[0]->scq)
+		return nvmf_rdma_cq_wait(rqs, n, timeout_ms);
 	for (unsigned i = 0; i < n; i++) {
 		if (rqs[i]->armed)
 			continue;

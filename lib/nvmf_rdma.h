@@ -9,6 +9,28 @@
 #include "nvmf_policy.h"
 #include "nvmf_queue.h"
 
+/* One completion queue for a lane's I/O queues: one poll reaps all of them and one channel
+ * wakes a sleeping job, as SPDK's initiator polls one CQ per poll group.  Completions are
+ * handed to their queue by QP number; each queue keeps what was reaped for it until it
+ * processes them. */
+struct nvmf_rdma_queue;
+struct nvmf_rdma_cq {
+	struct ibv_cq           *cq;
+	struct ibv_comp_channel *cc;       /* NULL: poll mode */
+	struct ibv_wc           *ibwcs;
+	int                      cap;      /* CQ entries: every queue's sends and receives */
+	int                      armed;
+	unsigned                 unacked;
+	int                      reaped;   /* nvmf_rdma_queues_process reaped it: queues only drain */
+	struct nvmf_rdma_queue  *queues[64];
+	unsigned                 nr_queues;
+};
+/* entries: the sum of the queues' 2 x depth. */
+int  nvmf_rdma_cq_create(struct nvmf_rdma_cq **out, struct ibv_context *ctx, int entries,
+			 int use_events, char *err, size_t errlen);
+/* After every queue on it is destroyed; tolerates NULL. */
+void nvmf_rdma_cq_destroy(struct nvmf_rdma_cq *scq);
+
 struct nvmf_rdma_params {
 	const struct sockaddr *src;   /* NULL: any local address */
 	const struct sockaddr *dst;
@@ -17,6 +39,7 @@ struct nvmf_rdma_params {
 	unsigned               timeout_ms;
 	uint8_t                ack_timeout;  /* 0: the RDMA CM's default */
 	int                    use_events;
+	struct nvmf_rdma_cq   *shared_cq;    /* NULL: the queue's own CQ */
 };
 
 struct nvmf_rdma_queue {
@@ -34,6 +57,10 @@ struct nvmf_rdma_queue {
 	struct ibv_recv_wr        *rwrs;
 	struct ibv_sge            *rsges;
 	struct ibv_wc             *ibwcs;
+	struct nvmf_rdma_cq       *scq;      /* shared with the lane's other I/O queues, not owned */
+	struct nvmf_wc            *pend;     /* reaped from the shared CQ for this queue */
+	unsigned                   nr_pend;
+	uint32_t                   qp_num;
 	int                        use_events;
 	int                        armed;     /* a CQ notification was requested, not yet seen */
 	unsigned                   unacked;   /* CQ events taken, not yet acked (acked in batches) */

@@ -6,6 +6,8 @@
 #   COST_OUT (build/cost)   COST_N1 / COST_N2 (1000 / 6000): I/Os of the two runs per case
 #   (nvmeof-cost run defaults to 2000 / 12000; under valgrind in the emulator a QD1 I/O takes
 #   about 5 ms and fio starts in about a minute, so these keep make cost near 20 minutes)
+#   COST_ENGINE_OPTS: key=value options (blank-separated) added to the engine's jobs
+#   (io_queues=4: what polling several queues costs)
 #   COST_JOBS, COST_INITIATORS, COST_TARGETS: comma lists to run fewer (default all: the job
 #   names in tools/nvmeof/cost.py JOBS; engine,spdk; kernel,spdk)
 set -euo pipefail
@@ -48,8 +50,10 @@ rc=0
 tests/testbed/testbed.sh "${SPDK_ARGS[@]}" --mem 3072 --out "$OUT" \
 	--boot-timeout "${COST_BOOT_TIMEOUT:-3000}" -- \
 	/bin/sh -c 'exec tools/nvmeof-cost run --out "$TESTBED_OUT" --engine "$1" --provider-probe "$2" \
-		--n1 "$3" --n2 "$4" ${5:+--jobs "$5"} ${6:+--initiators "$6"} ${7:+--targets "$7"}' \
-	cost "$ENGINE" "$PROBE" "$N1" "$N2" "${COST_JOBS:-}" "${COST_INITIATORS:-}" "${COST_TARGETS:-}" || rc=$?
+		--n1 "$3" --n2 "$4" ${5:+--jobs "$5"} ${6:+--initiators "$6"} ${7:+--targets "$7"} \
+		${8:+--engine-opts "$8"}' \
+	cost "$ENGINE" "$PROBE" "$N1" "$N2" "${COST_JOBS:-}" "${COST_INITIATORS:-}" "${COST_TARGETS:-}" \
+	"${COST_ENGINE_OPTS:-}" || rc=$?
 if [ ! -f "$OUT/cost.json" ]; then
 	echo "cost: the guest wrote no $OUT/cost.json (testbed exit $rc)" >&2
 	exit 1

@@ -273,9 +273,9 @@ def job_name(initiator, job):
     return "%s-%s" % (initiator, job[0])
 
 
-def job_text(cases, target, n, engine, env):
+def job_text(cases, target, n, engine, env, engine_opts=()):
     """One fio job file running CASES ((initiator, job) pairs) one after another (stonewall),
-    each for N I/Os, against TARGET."""
+    each for N I/Os, against TARGET; the engine's jobs also get ENGINE_OPTS (key=value)."""
     ip, port, nqn = env["TARGET_IP"], env["TARGET_PORT"], env["NQN"]
     if target == "spdk":
         port, nqn = env["SPDK_PORT"], env["SPDK_NQN"]
@@ -287,7 +287,7 @@ def job_text(cases, target, n, engine, env):
         out += ["[%s]" % job_name(ini, (name,)), "rw=%s" % rw, "bs=%s" % bs, "iodepth=%d" % qd, "stonewall"]
         if ini == "engine":
             out += ["ioengine=external:%s" % engine, "traddr=%s" % ip, "trsvcid=%s" % port,
-                    "subnqn=%s" % nqn, "nsid=1", "completion=poll"]
+                    "subnqn=%s" % nqn, "nsid=1", "completion=poll"] + list(engine_opts)
         else:
             # fio wants ':' escaped inside a filename
             fn = "trtype=RDMA adrfam=IPv4 traddr=%s trsvcid=%s subnqn=%s ns=1" % (ip, port, nqn.replace(":", "\\:"))
@@ -349,7 +349,7 @@ def run_one(kind, cases, target, n, a, env, vg):
         if old.startswith(b + "."):
             os.unlink(os.path.join(d, old))
     with open(base + ".fio", "w") as f:
-        f.write(job_text(cases, target, n, a.engine, env))
+        f.write(job_text(cases, target, n, a.engine, env, a.engine_opts.split()))
     fio_argv = [a.fio, "--eta=never", "--output-format=json", "--output=%s.json" % base, base + ".fio"]
     e = dict(os.environ)
     preload = ["LD_PRELOAD=%s" % env["SPDK_PLUGIN"]] if any(c[0] == "spdk" for c in cases) else []
@@ -719,6 +719,7 @@ def main(argv=None):
     r.add_argument("--initiators", default=",".join(INITIATORS))
     r.add_argument("--targets", default=",".join(TARGETS))
     r.add_argument("--run-timeout", type=int, default=600)
+    r.add_argument("--engine-opts", default="", help="key=value options added to the engine's jobs")
     r.add_argument("--provider-probe", help="tests/bench/cost_provider.c's binary")
     q = sub.add_parser("report")
     q.add_argument("--out", required=True)
