@@ -14,6 +14,7 @@
 #include "nvmf_cuda.h"
 #include "nvmf_err.h"
 #include "nvmf_mem.h"
+#include "nvmf_rdma.h"
 #include "nvmf_shim.h"
 
 enum nvmf_mem_copy {
@@ -772,18 +773,13 @@ int nvmf_sysfs_pci_numa(const char *root, const char *pci)
 
 int nvmf_sysfs_rdma_pci(const char *root, const char *dev, char *buf, size_t len)
 {
-	char path[512], target[PATH_MAX];
+	char target[PATH_MAX];
 	const char *base;
-	ssize_t n;
+	int rc;
 
 	buf[0] = 0;
-	if (!dev || !dev[0] || strchr(dev, '/'))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", root ? root : "/sys", dev);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return -ENOENT;
-	target[n] = 0;
+	if ((rc = nvmf_sysfs_rdma_parent(root, dev, target, sizeof(target))))
+		return rc;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
 	return nvmf_pci_normalize(base, buf, len) ? -ENOENT : 0;

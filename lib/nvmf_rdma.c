@@ -275,12 +275,12 @@ static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
 		memmove(rq->pend, rq->pend + n, rq->nr_pend * sizeof(*wc));
 		return n;
 	}
-	n = ibv_poll_cq(rq->cq, max, rq->ibwcs);
+	n = ibv_poll_cq(rq->cq->cq, max, rq->cq->ibwcs);
 
 	if (n < 0)
 		return -EIO;
 	for (int i = 0; i < n; i++) {
-		const struct ibv_wc *w = &rq->ibwcs[i];
+		const struct ibv_wc *w = &rq->cq->ibwcs[i];
 
 		wc[i].wr_id = w->wr_id;
 		wc[i].status = w->status;
@@ -321,26 +321,17 @@ static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
 		if (rq->scq->nr_queues == sizeof(rq->scq->queues) / sizeof(rq->scq->queues[0]))
 			return nvmf_rdma_errf(rq, -ENOSPC, "queue %u: the shared CQ has no room",
 					      q->qid);
-		rq->cq = rq->scq->cq;
+		rq->cq = rq->scq;
 		rq->pend = calloc(2 * q->depth, sizeof(*rq->pend));
 		if (!rq->pend)
 			return nvmf_rdma_errf(rq, -ENOMEM, "out of memory");
-	} else {
-		if (rq->use_events) {
-			rq->cc = ibv_create_comp_channel(ctx);
-			if ((rc = nvmf_rc_ptr(rq->cc)))
-				return nvmf_rdma_errf(rq, rc, "ibv_create_comp_channel: %s",
-						      strerror(-rc));
-			fcntl(rq->cc->fd, F_SETFL, fcntl(rq->cc->fd, F_GETFL) | O_NONBLOCK);
-		}
-		rq->cq = ibv_create_cq(ctx, (int)(2 * q->depth), rq, rq->cc, 0);
-		if ((rc = nvmf_rc_ptr(rq->cq)))
-			return nvmf_rdma_errf(rq, rc, "ibv_create_cq(%u): %s", 2 * q->depth,
-					      strerror(-rc));
+	} else if ((rc = nvmf_rdma_cq_create(&rq->cq, ctx, (int)(2 * q->depth), rq->use_events,
+					     rq->err, rq->errlen))) {
+		return rc;
 	}
 	memset(&qa, 0, sizeof(qa));
-	qa.send_cq = rq->cq;
-	qa.recv_cq = rq->cq;
+	qa.send_cq = rq->cq->cq;
+	qa.recv_cq = rq->cq->cq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = q->depth;
 	qa.cap.max_recv_wr = q->depth;
@@ -408,8 +399,7 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	rq->sges = calloc(2 * p->entries, sizeof(*rq->sges));
 	rq->rwrs = calloc(p->entries, sizeof(*rq->rwrs));
 	rq->rsges = calloc(p->entries, sizeof(*rq->rsges));
-	rq->ibwcs = calloc(2 * p->entries, sizeof(*rq->ibwcs));
-	if (!rq->wrs || !rq->sges || !rq->rwrs || !rq->rsges || !rq->ibwcs) {
+	if (!rq->wrs || !rq->sges || !rq->rwrs || !rq->rsges) {
 		rc = -ENOMEM;
 		goto destroy;
 	}
@@ -526,14 +516,9 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 			scq->queues[k] = scq->queues[--scq->nr_queues];
 			break;
 		}
-	} else if (rq->cq) {
-		/* ibv_destroy_cq waits for every event it delivered to be acked. */
-		if (rq->unacked)
-			ibv_ack_cq_events(rq->cq, rq->unacked);
-		ibv_destroy_cq(rq->cq);
+	} else {
+		nvmf_rdma_cq_destroy(rq->cq);
 	}
-	if (rq->cc)
-		ibv_destroy_comp_channel(rq->cc);
 	free(rq->pend);
 	if (rq->id)
 		rdma_destroy_id(rq->id);
@@ -544,7 +529,6 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq)
 	free(rq->sges);
 	free(rq->rwrs);
 	free(rq->rsges);
-	free(rq->ibwcs);
 	free(rq);
 }
 
@@ -556,8 +540,6 @@ void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
 			       struct nvmf_dev_facts *f, char *parent, size_t len)
 {
 	struct ibv_device_attr attr;
-	char path[512];
-	ssize_t n;
 
 	memset(f, 0, sizeof(*f));
 	parent[0] = 0;
@@ -568,17 +550,26 @@ void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
 		f->vendor_known = 1;
 		f->vendor_id = attr.vendor_id;
 	}
-	if (!f->name || strchr(f->name, '/'))
-		return;
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", sysfs ? sysfs : "/sys",
-		 f->name);
-	n = readlink(path, parent, len - 1);
-	if (n > 0) {
-		parent[n] = 0;
+	if (!nvmf_sysfs_rdma_parent(sysfs, f->name, parent, len))
 		f->parent = parent;
-	} else {
-		parent[0] = 0;
+}
+
+int nvmf_sysfs_rdma_parent(const char *root, const char *dev, char *buf, size_t len)
+{
+	char path[512];
+	ssize_t n;
+
+	buf[0] = 0;
+	if (!dev || !dev[0] || strchr(dev, '/'))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", root ? root : "/sys", dev);
+	n = readlink(path, buf, len - 1);
+	if (n <= 0) {
+		buf[0] = 0;
+		return -ENOENT;
 	}
+	buf[n] = 0;
+	return 0;
 }
 
 uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq)
@@ -633,6 +624,7 @@ void nvmf_rdma_cq_destroy(struct nvmf_rdma_cq *scq)
 	if (!scq)
 		return;
 	if (scq->cq) {
+		/* ibv_destroy_cq waits for every event it delivered to be acked. */
 		if (scq->unacked)
 			ibv_ack_cq_events(scq->cq, scq->unacked);
 		ibv_destroy_cq(scq->cq);
@@ -666,41 +658,12 @@ int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
 	return c < 0 ? c : sum;
 }
 
-/* nvmf_rdma_queues_wait's sleep on a shared CQ: one arm, one channel. */
-static int nvmf_rdma_cq_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
-{
-	struct nvmf_rdma_cq *scq = rqs[0]->scq;
-	struct pollfd pfd = { .fd = scq->cc ? scq->cc->fd : -1, .events = POLLIN };
-	struct ibv_cq *cq;
-	void *cq_ctx;
-	int c;
-
-	if (!scq->cc)
-		return nvmf_rdma_queues_process(rqs, n);
-	if (!scq->armed) {
-		if ((c = nvmf_rc_positive(ibv_req_notify_cq(scq->cq, 0))))
-			return c;
-		scq->armed = 1;
-	}
-	/* Anything that landed before arming is reaped now; later ones wake the channel. */
-	if ((c = nvmf_rdma_queues_process(rqs, n)))
-		return c;
-	if (poll(&pfd, 1, timeout_ms) > 0 && (pfd.revents & POLLIN) &&
-	    !ibv_get_cq_event(scq->cc, &cq, &cq_ctx)) {
-		scq->armed = 0;
-		if (++scq->unacked >= NVMF_RDMA_ACK_BATCH) {
-			ibv_ack_cq_events(cq, scq->unacked);
-			scq->unacked = 0;
-		}
-	}
-	return nvmf_rdma_queues_process(rqs, n);
-}
-
 int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
 {
 	struct pollfd pfd[NVMF_RDMA_WAIT_MAX];
-	struct ibv_cq *cq;
+	struct ibv_cq *ibcq;
 	void *cq_ctx;
+	unsigned ncq;
 	int c;
 
 	if (!n)
@@ -721,33 +684,35 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	sched_yield();
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;
-	if (rqs[0]->scq)
-		return nvmf_rdma_cq_wait(rqs, n, timeout_ms);
-	for (unsigned i = 0; i < n; i++) {
-		if (rqs[i]->armed)
+	/* The CQs to sleep on: the lane's shared one, or each queue's own. */
+	ncq = rqs[0]->scq ? 1 : n;
+	for (unsigned i = 0; i < ncq; i++) {
+		struct nvmf_rdma_cq *cq = rqs[i]->cq;
+
+		if (cq->armed)
 			continue;
-		if ((c = nvmf_rc_positive(ibv_req_notify_cq(rqs[i]->cq, 0))))
+		if ((c = nvmf_rc_positive(ibv_req_notify_cq(cq->cq, 0))))
 			return c;
-		rqs[i]->armed = 1;
+		cq->armed = 1;
 	}
 	/* Anything that landed before arming is reaped now; later ones wake a channel. */
 	if ((c = nvmf_rdma_queues_process(rqs, n)))
 		return c;
-	for (unsigned i = 0; i < n; i++) {
-		pfd[i].fd = rqs[i]->cc->fd;
+	for (unsigned i = 0; i < ncq; i++) {
+		pfd[i].fd = rqs[i]->cq->cc->fd;
 		pfd[i].events = POLLIN;
 		pfd[i].revents = 0;
 	}
-	if (poll(pfd, n, timeout_ms) > 0) {
-		for (unsigned i = 0; i < n; i++) {
-			struct nvmf_rdma_queue *rq = rqs[i];
+	if (poll(pfd, ncq, timeout_ms) > 0) {
+		for (unsigned i = 0; i < ncq; i++) {
+			struct nvmf_rdma_cq *cq = rqs[i]->cq;
 
-			if (!(pfd[i].revents & POLLIN) || ibv_get_cq_event(rq->cc, &cq, &cq_ctx))
+			if (!(pfd[i].revents & POLLIN) || ibv_get_cq_event(cq->cc, &ibcq, &cq_ctx))
 				continue;
-			rq->armed = 0;
-			if (++rq->unacked >= NVMF_RDMA_ACK_BATCH) {
-				ibv_ack_cq_events(cq, rq->unacked);
-				rq->unacked = 0;
+			cq->armed = 0;
+			if (++cq->unacked >= NVMF_RDMA_ACK_BATCH) {
+				ibv_ack_cq_events(ibcq, cq->unacked);
+				cq->unacked = 0;
 			}
 		}
 	}

@@ -9,8 +9,9 @@
 #include "nvmf_policy.h"
 #include "nvmf_queue.h"
 
-/* One completion queue for a lane's I/O queues: one poll reaps all of them and one channel
- * wakes a sleeping job, as SPDK's initiator polls one CQ per poll group.  Completions are
+/* A completion queue, its channel (event mode) and its arming state: a queue's own, or one a
+ * lane's I/O queues share, so that one poll reaps all of them and one channel wakes a sleeping
+ * job, as SPDK's initiator polls one CQ per poll group.  From a shared one, completions are
  * handed to their queue by QP number; each queue keeps what was reaped for it until it
  * processes them. */
 struct nvmf_rdma_queue;
@@ -19,13 +20,13 @@ struct nvmf_rdma_cq {
 	struct ibv_comp_channel *cc;       /* NULL: poll mode */
 	struct ibv_wc           *ibwcs;
 	int                      cap;      /* CQ entries: every queue's sends and receives */
-	int                      armed;
-	unsigned                 unacked;
+	int                      armed;    /* a notification was requested, not yet seen */
+	unsigned                 unacked;  /* events taken, not yet acked (acked in batches) */
 	int                      reaped;   /* nvmf_rdma_queues_process reaped it: queues only drain */
 	struct nvmf_rdma_queue  *queues[64];
 	unsigned                 nr_queues;
 };
-/* entries: the sum of the queues' 2 x depth. */
+/* entries: the sum of its queues' 2 x depth. */
 int  nvmf_rdma_cq_create(struct nvmf_rdma_cq **out, struct ibv_context *ctx, int entries,
 			 int use_events, char *err, size_t errlen);
 /* After every queue on it is destroyed; tolerates NULL. */
@@ -47,8 +48,7 @@ struct nvmf_rdma_queue {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id         *id;
 	struct ibv_pd             *pd;       /* shared by the lane's queues; not owned */
-	struct ibv_comp_channel   *cc;
-	struct ibv_cq             *cq;
+	struct nvmf_rdma_cq       *cq;       /* its own (owned), or scq */
 	struct ibv_mr             *sqe_mr;
 	struct ibv_mr             *rsp_mr;
 	struct ibv_mr             *dsm_mr;
@@ -56,14 +56,11 @@ struct nvmf_rdma_queue {
 	struct ibv_sge            *sges;     /* two per slot: capsule, in-capsule data */
 	struct ibv_recv_wr        *rwrs;
 	struct ibv_sge            *rsges;
-	struct ibv_wc             *ibwcs;
 	struct nvmf_rdma_cq       *scq;      /* shared with the lane's other I/O queues, not owned */
 	struct nvmf_wc            *pend;     /* reaped from the shared CQ for this queue */
 	unsigned                   nr_pend;
 	uint32_t                   qp_num;
 	int                        use_events;
-	int                        armed;     /* a CQ notification was requested, not yet seen */
-	unsigned                   unacked;   /* CQ events taken, not yet acked (acked in batches) */
 	int                        qp_created;
 	int                        connected;
 	uint16_t                   crqsize;
@@ -88,6 +85,9 @@ int  nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whyl
  * parent; f->parent NULL when it has none).  sysfs: NULL for /sys (tests give a tree). */
 void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
 			       struct nvmf_dev_facts *f, char *parent, size_t len);
+/* The sysfs link of RDMA device dev to its parent device (root: NULL for /sys), unresolved,
+ * in buf: 0, -ENOENT when it has none (a software device), -EINVAL for a bad name. */
+int  nvmf_sysfs_rdma_parent(const char *root, const char *dev, char *buf, size_t len);
 /* A CM reject's NVMe/RDMA private data (the record format, the status) in words. */
 void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
 /* The queue pair's local ACK timeout exponent as the device holds it (0: unknown). */
