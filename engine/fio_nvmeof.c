@@ -618,8 +618,7 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 	}
 	if (!rc) {
 		const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
-		unsigned parts = 1, entries = nvme_cap_mqes(in->cap) + 1u;
-		unsigned most = in->maxcmd && in->maxcmd < entries ? in->maxcmd : entries;
+		unsigned parts = 1, entries, most = nvmeof_depth_limit(in, &entries);
 
 		for_each_file(td, f, i) {
 			struct nvmeof_file *nf = FILE_ENG_DATA(f);
@@ -704,15 +703,6 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 	/* Nothing more can succeed on this lane: end the job (also under continue_on_error or a
 	 * time_based runtime, which would otherwise spin on failing I/O). */
 	fio_mark_td_terminate(td);
-}
-
-/* The connection's health, on the stop check's clock: RDMA CM events, keep-alive, and the
- * oldest command against io_timeout (nvmf_lane_check).  Negative errno with why filled when
- * the lane is gone. */
-static int nvmeof_lane_health(struct nvmeof_data *ld, uint64_t now, uint64_t *oldest_age,
-			      char *why, size_t len)
-{
-	return nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, oldest_age, why, len);
 }
 
 static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
@@ -830,7 +820,9 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	int rc;
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
-	if ((rc = nvmeof_lane_health(ld, now, &age, msg, sizeof(msg))) < 0) {
+	/* the connection: RDMA CM events, keep-alive, the oldest command against io_timeout */
+	rc = nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, &age, msg, sizeof(msg));
+	if (rc < 0) {
 		nvmeof_abandon_all(ld, rc, msg);
 		return rc;
 	}

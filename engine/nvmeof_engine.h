@@ -115,6 +115,9 @@ int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
  * NVMF_MAX_IO_QUEUES).  0, or -EINVAL with one line said. */
 int  nvmeof_io_queues_want(struct thread_data *td, unsigned *n, int *autom, char *why,
 			   size_t whylen);
+/* The most commands the controller takes on one I/O queue: CAP.MQES+1 (in *entries), or
+ * MAXCMD if lower. */
+unsigned nvmeof_depth_limit(const struct nvmf_lane_info *in, unsigned *entries);
 /* Refuse an iodepth the controller cannot take on one I/O queue (CAP.MQES, MAXCMD). */
 int  nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in);
 /* cuda_device: the ordinal job_index takes from the list ("0", "0,1,2,3" or "0:1:2:3": entry

@@ -432,10 +432,15 @@ int nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf)
  * (CAP.MQES+1) nor the commands it takes at once (MAXCMD).  Below that, I/Os that do not fit
  * the queue the lane negotiated wait in the engine; above it, the depth asked for could never
  * be in flight at the target, and fio would still allocate a buffer for each. */
+unsigned nvmeof_depth_limit(const struct nvmf_lane_info *in, unsigned *entries)
+{
+	*entries = nvme_cap_mqes(in->cap) + 1u;
+	return in->maxcmd && in->maxcmd < *entries ? in->maxcmd : *entries;
+}
+
 int nvmeof_check_depth(struct thread_data *td, const struct nvmf_lane_info *in)
 {
-	unsigned entries = nvme_cap_mqes(in->cap) + 1u;
-	unsigned limit = in->maxcmd && in->maxcmd < entries ? in->maxcmd : entries;
+	unsigned entries, limit = nvmeof_depth_limit(in, &entries);
 
 	if (td->o.iodepth <= limit)
 		return 0;
