@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvmf_lane.h"
+#include "nvmf_rdma.h"
 #include "nvmf_spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
