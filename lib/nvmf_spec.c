@@ -368,3 +368,249 @@ int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, c
 	*crqsize = nvmf_get_le16(p + 2);
 	return 0;
 }
+
+/* ---- log pages -------------------------------------------------------------------------- */
+
+const char *nvme_ana_state_name(uint8_t state)
+{
+	switch (state) {
+	case NVME_ANA_OPTIMIZED:
+		return "optimized";
+	case NVME_ANA_NON_OPTIMIZED:
+		return "non-optimized";
+	case NVME_ANA_INACCESSIBLE:
+		return "inaccessible";
+	case NVME_ANA_PERSISTENT_LOSS:
+		return "persistent-loss";
+	case NVME_ANA_CHANGE:
+		return "change";
+	default:
+		return "reserved";
+	}
+}
+
+int nvme_ana_log_parse(const void *buf, size_t len, uint64_t *chgcnt, struct nvme_ana_group *groups,
+		       unsigned max_groups, unsigned *nr_groups, char *why, size_t whylen)
+{
+	const uint8_t *p = buf;
+	size_t off = NVME_ANA_LOG_HDR_SIZE;
+	unsigned ngrps;
+
+	*nr_groups = 0;
+	*chgcnt = 0;
+	if (why && whylen)
+		why[0] = 0;
+	if (!p || len < NVME_ANA_LOG_HDR_SIZE)
+		return nvmf_errf(why, whylen, -EINVAL, "ANA log of %zu bytes (the header needs %d)",
+				 p ? len : 0, NVME_ANA_LOG_HDR_SIZE);
+	*chgcnt = nvmf_get_le64(p);
+	ngrps = nvmf_get_le16(p + 8);
+	if (ngrps > max_groups)
+		return nvmf_errf(why, whylen, -EOVERFLOW, "ANA log NGRPS %u (room for %u groups)",
+				 ngrps, max_groups);
+	for (unsigned i = 0; i < ngrps; i++) {
+		const uint8_t *d = p + off;
+		uint32_t nnsids, grpid;
+
+		/* Compare against what is left, never compute an end that could wrap. */
+		if (len - off < NVME_ANA_GROUP_DESC_SIZE)
+			return nvmf_errf(why, whylen, -EINVAL, "ANA log NGRPS %u: group descriptor %u "
+					 "at byte %zu is cut short (%zu bytes read)", ngrps, i, off, len);
+		grpid = nvmf_get_le32(d);
+		nnsids = nvmf_get_le32(d + 4);
+		if (grpid == 0)
+			return nvmf_errf(why, whylen, -EINVAL, "ANA log group descriptor %u at byte %zu: "
+					 "ANAGRPID 0 (reserved)", i, off);
+		if ((len - off - NVME_ANA_GROUP_DESC_SIZE) / 4 < nnsids)
+			return nvmf_errf(why, whylen, -EINVAL, "ANA log group %u (descriptor %u at byte "
+					 "%zu): NNSIDS %u runs past the %zu bytes read", grpid, i,
+					 off, nnsids, len);
+		groups[i].grpid = grpid;
+		groups[i].nr_nsids = nnsids;
+		groups[i].chgcnt = nvmf_get_le64(d + 8);
+		groups[i].state = d[16] & 0xfu;
+		off += NVME_ANA_GROUP_DESC_SIZE + (size_t)nnsids * 4;
+	}
+	*nr_groups = ngrps;
+	return 0;
+}
+
+int nvme_ana_log_state_of(const struct nvme_ana_group *g, unsigned n, uint32_t grpid,
+			  uint8_t *state)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (g[i].grpid == grpid) {
+			*state = g[i].state;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int nvmf_disc_log_parse_hdr(const void *buf, size_t len, uint64_t *genctr, uint64_t *numrec,
+			    char *why, size_t whylen)
+{
+	const uint8_t *p = buf;
+	uint16_t recfmt;
+
+	*genctr = 0;
+	*numrec = 0;
+	if (why && whylen)
+		why[0] = 0;
+	if (!p || len < NVMF_DISC_LOG_HDR_SIZE)
+		return nvmf_errf(why, whylen, -EINVAL, "discovery log header of %zu bytes (it is %d)",
+				 p ? len : 0, NVMF_DISC_LOG_HDR_SIZE);
+	recfmt = nvmf_get_le16(p + 16);
+	if (recfmt != 0)
+		return nvmf_errf(why, whylen, -EINVAL, "discovery log RECFMT %u (only 0 is defined)",
+				 recfmt);
+	*genctr = nvmf_get_le64(p);
+	*numrec = nvmf_get_le64(p + 8);
+	if (*numrec > NVMF_DISC_MAX_RECORDS)
+		return nvmf_errf(why, whylen, -EOVERFLOW, "discovery log NUMREC %llu (more than the "
+				 "%u records this host reads)", (unsigned long long)*numrec,
+				 NVMF_DISC_MAX_RECORDS);
+	return 0;
+}
+
+/* A string field of an entry: up to the first NUL, trailing spaces dropped, into out (n + 1
+ * bytes).  Printable ASCII only: 0, or the offset of the first other byte + 1. */
+static size_t disc_str(char *out, const char *field, size_t n)
+{
+	size_t len = strnlen(field, n);
+
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)field[i] < 0x20 || (unsigned char)field[i] > 0x7e)
+			return i + 1;
+	while (len && field[len - 1] == ' ')
+		len--;
+	memcpy(out, field, len);
+	out[len] = 0;
+	return 0;
+}
+
+int nvmf_disc_entry_decode(const void *raw1024, struct nvmf_disc_entry *e, char *why, size_t whylen)
+{
+	const uint8_t *p = raw1024;
+	static const struct {
+		const char *name;
+		size_t off, len, out;
+	} str[] = {
+		{ "TRSVCID", 32, NVMF_TRSVCID_SIZE, offsetof(struct nvmf_disc_entry, trsvcid) },
+		{ "SUBNQN", 256, NVMF_NQN_FIELD_SIZE, offsetof(struct nvmf_disc_entry, subnqn) },
+		{ "TRADDR", 512, NVMF_TRADDR_SIZE, offsetof(struct nvmf_disc_entry, traddr) },
+	};
+
+	memset(e, 0, sizeof(*e));
+	if (why && whylen)
+		why[0] = 0;
+	for (unsigned i = 0; i < sizeof(str) / sizeof(str[0]); i++) {
+		const char *field = (const char *)p + str[i].off;
+		size_t bad = disc_str((char *)e + str[i].out, field, str[i].len);
+
+		if (bad) {
+			unsigned char b = (unsigned char)field[bad - 1];
+
+			memset(e, 0, sizeof(*e));
+			return nvmf_errf(why, whylen, -EINVAL, "discovery log entry: %s byte %zu is "
+					 "0x%02x (not printable ASCII)", str[i].name, bad - 1, b);
+		}
+	}
+	e->trtype = p[0];
+	e->adrfam = p[1];
+	e->subtype = p[2];
+	e->treq = p[3];
+	e->portid = nvmf_get_le16(p + 4);
+	e->cntlid = nvmf_get_le16(p + 6);
+	e->asqsz = nvmf_get_le16(p + 8);
+	e->eflags = nvmf_get_le16(p + 10);
+	if (e->trtype == NVMF_TRTYPE_RDMA) {
+		e->rdma_qptype = p[768];
+		e->rdma_prtype = p[769];
+		e->rdma_cms = p[770];
+		e->rdma_pkey = nvmf_get_le16(p + 776);
+	}
+	/* A referral read as a subsystem (or the reverse) sends the host to the wrong place. */
+	if (e->subtype < NVMF_SUBTYPE_REFERRAL || e->subtype > NVMF_SUBTYPE_CURRENT) {
+		unsigned st = e->subtype;
+
+		memset(e, 0, sizeof(*e));
+		return nvmf_errf(why, whylen, -EINVAL, "discovery log entry: SUBTYPE %u (not 1 "
+				 "referral, 2 NVMe subsystem or 3 current discovery subsystem)", st);
+	}
+	if (!e->subnqn[0] || !e->traddr[0]) {
+		const char *f = !e->subnqn[0] ? "SUBNQN" : "TRADDR";
+
+		memset(e, 0, sizeof(*e));
+		return nvmf_errf(why, whylen, -EINVAL, "discovery log entry: %s is empty", f);
+	}
+	return 0;
+}
+
+const char *nvmf_trtype_name(uint8_t trtype)
+{
+	switch (trtype) {
+	case NVMF_TRTYPE_RDMA: return "rdma";
+	case NVMF_TRTYPE_FC: return "fc";
+	case NVMF_TRTYPE_TCP: return "tcp";
+	case NVMF_TRTYPE_LOOP: return "loop";
+	default: return "unrecognized";
+	}
+}
+
+const char *nvmf_adrfam_name(uint8_t adrfam)
+{
+	switch (adrfam) {
+	case NVMF_ADRFAM_IPV4: return "ipv4";
+	case NVMF_ADRFAM_IPV6: return "ipv6";
+	case NVMF_ADRFAM_IB: return "infiniband";
+	case NVMF_ADRFAM_FC: return "fibre-channel";
+	case NVMF_ADRFAM_LOOP: return "intra-host";
+	default: return "unrecognized";
+	}
+}
+
+const char *nvmf_subtype_name(uint8_t subtype)
+{
+	switch (subtype) {
+	case NVMF_SUBTYPE_REFERRAL: return "discovery subsystem referral";
+	case NVMF_SUBTYPE_NVME: return "nvme subsystem";
+	case NVMF_SUBTYPE_CURRENT: return "current discovery subsystem";
+	default: return "unrecognized";
+	}
+}
+
+const char *nvmf_treq_secure_name(uint8_t treq)
+{
+	switch (treq & NVMF_TREQ_SECURE_MASK) {
+	case 0: return "not specified";
+	case 1: return "required";
+	case 2: return "not required";
+	default: return "unrecognized";
+	}
+}
+
+const char *nvmf_rdma_qptype_name(uint8_t qptype)
+{
+	switch (qptype) {
+	case 1: return "connected";
+	case 2: return "datagram";
+	default: return "unrecognized";
+	}
+}
+
+const char *nvmf_rdma_prtype_name(uint8_t prtype)
+{
+	switch (prtype) {
+	case 1: return "not specified";
+	case 2: return "infiniband";
+	case 3: return "roce";
+	case 4: return "roce-v2";
+	case 5: return "iwarp";
+	default: return "unrecognized";
+	}
+}
+
+const char *nvmf_rdma_cms_name(uint8_t cms)
+{
+	return cms == 1 ? "rdma-cm" : "unrecognized";
+}

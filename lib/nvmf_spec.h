@@ -122,6 +122,11 @@ static inline uint64_t nvmf_get_le64(const uint8_t *p)
 #define NVME_IDENTIFY_CNS_CTRL 0x01
 #define NVME_IDENTIFY_SIZE     4096
 
+/* Log pages (Get Log Page CDW10 LID) */
+#define NVME_LOG_ANA       0x0c /* Asymmetric Namespace Access */
+#define NVME_LOG_DISCOVERY 0x70 /* NVMe-oF discovery log (discovery controllers only) */
+#define NVME_ANA_LSP_RGO   0x01 /* ANA log LSP bit 0: return groups only, no NSID lists */
+
 /* Controller register offsets (Property Get/Set OFST) */
 #define NVME_REG_CAP  0x00 /* 8 bytes */
 #define NVME_REG_VS   0x08
@@ -708,6 +713,138 @@ static inline uint32_t nvmf_id_ctrl_inline_data_size(const struct nvme_id_ctrl *
 }
 
 /* ------------------------------------------------------------------------ */
+/* Asymmetric Namespace Access log (NVMe Base 1.4, 5.14.1.12)                 */
+
+/* Header (16 bytes): CHGCNT u64 @0, NGRPS u16 @8, 6 reserved.  Each group descriptor: ANAGRPID
+ * u32 @0, NNSIDS u32 @4, CHGCNT u64 @8, ANA state (bits 3:0) @16, 15 reserved, then NNSIDS
+ * NSIDs (u32 each).  Read with LSP RGO the controller clears NNSIDS to 0 and lists no NSIDs,
+ * so NNSIDS alone says how long each descriptor is, with or without RGO. */
+#define NVME_ANA_LOG_HDR_SIZE  16
+#define NVME_ANA_GROUP_DESC_SIZE 32
+
+enum nvme_ana_state {
+	NVME_ANA_OPTIMIZED = 0x1,
+	NVME_ANA_NON_OPTIMIZED = 0x2,
+	NVME_ANA_INACCESSIBLE = 0x3,
+	NVME_ANA_PERSISTENT_LOSS = 0x4,
+	NVME_ANA_CHANGE = 0xf,
+};
+
+/* One group descriptor, decoded (host order). */
+struct nvme_ana_group {
+	uint32_t grpid;
+	uint8_t  state;     /* enum nvme_ana_state; other values are reserved */
+	uint32_t nr_nsids;  /* NNSIDS (0 when read with RGO) */
+	uint64_t chgcnt;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Discovery log page (NVMe over Fabrics 1.1, 5.3; Linux struct nvmf_disc_rsp_page_entry)    */
+
+#define NVMF_DISC_LOG_HDR_SIZE   1024
+#define NVMF_DISC_ENTRY_SIZE     1024
+#define NVMF_TRSVCID_SIZE        32
+#define NVMF_TRADDR_SIZE         256
+#define NVMF_TSAS_SIZE           256
+/* A discovery log this host reads at most (4 MiB): more is not a real fabric's listing. */
+#define NVMF_DISC_MAX_RECORDS    4096u
+
+/* TRTYPE, ADRFAM, SUBTYPE, TREQ values */
+#define NVMF_TRTYPE_RDMA 1
+#define NVMF_TRTYPE_FC   2
+#define NVMF_TRTYPE_TCP  3
+#define NVMF_TRTYPE_LOOP 254
+#define NVMF_ADRFAM_IPV4 1
+#define NVMF_ADRFAM_IPV6 2
+#define NVMF_ADRFAM_IB   3
+#define NVMF_ADRFAM_FC   4
+#define NVMF_ADRFAM_LOOP 254
+#define NVMF_SUBTYPE_REFERRAL  1 /* another discovery service */
+#define NVMF_SUBTYPE_NVME      2 /* an NVM subsystem */
+#define NVMF_SUBTYPE_CURRENT   3 /* this discovery subsystem itself (newer targets list it) */
+#define NVMF_TREQ_SECURE_MASK  0x3 /* 0 not specified, 1 required, 2 not required */
+#define NVMF_TREQ_DISABLE_SQFLOW (1u << 2)
+
+struct nvmf_disc_log_hdr {
+	uint64_t genctr;
+	uint64_t numrec;
+	uint16_t recfmt;
+	uint8_t  rsvd18[1006];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_disc_log_hdr, NVMF_DISC_LOG_HDR_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_hdr, genctr, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_hdr, numrec, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_hdr, recfmt, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_hdr, rsvd18, 18);
+
+/* The RDMA transport's TSAS (NVMe-oF RDMA transport 1.0, 4.3) */
+struct nvmf_tsas_rdma {
+	uint8_t  qptype;  /* 1 reliable connected, 2 reliable datagram */
+	uint8_t  prtype;  /* 1 not specified, 2 InfiniBand, 3 RoCE, 4 RoCE v2, 5 iWARP */
+	uint8_t  cms;     /* 1 RDMA CM */
+	uint8_t  rsvd3[5];
+	uint16_t pkey;
+	uint8_t  rsvd10[246];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_tsas_rdma, NVMF_TSAS_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_tsas_rdma, qptype, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_tsas_rdma, prtype, 1);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_tsas_rdma, cms, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_tsas_rdma, pkey, 8);
+
+/* One log entry as it is on the wire.  Strings are ASCII, NUL- or space-padded, and may fill
+ * their field with no NUL at all. */
+struct nvmf_disc_log_raw_entry {
+	uint8_t  trtype;
+	uint8_t  adrfam;
+	uint8_t  subtype;
+	uint8_t  treq;
+	uint16_t portid;
+	uint16_t cntlid;
+	uint16_t asqsz;
+	uint16_t eflags;  /* NVMe-oF 1.1+ (TP 8013); 0 from older targets */
+	uint8_t  rsvd12[20];
+	char     trsvcid[NVMF_TRSVCID_SIZE];
+	uint8_t  rsvd64[192];
+	char     subnqn[NVMF_NQN_FIELD_SIZE];
+	char     traddr[NVMF_TRADDR_SIZE];
+	union {
+		uint8_t common[NVMF_TSAS_SIZE];
+		struct nvmf_tsas_rdma rdma;
+	} tsas;
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_disc_log_raw_entry, NVMF_DISC_ENTRY_SIZE);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, trtype, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, adrfam, 1);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, subtype, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, treq, 3);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, portid, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, cntlid, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, asqsz, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, eflags, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, rsvd12, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, trsvcid, 32);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, rsvd64, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, subnqn, 256);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, traddr, 512);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_disc_log_raw_entry, tsas, 768);
+
+/* A decoded entry (host order; strings NUL-terminated, trailing spaces dropped). */
+struct nvmf_disc_entry {
+	uint8_t  trtype, adrfam, subtype, treq;
+	uint16_t portid, cntlid, asqsz, eflags;
+	char     trsvcid[NVMF_TRSVCID_SIZE + 1];
+	char     subnqn[NVMF_NQN_FIELD_SIZE + 1];
+	char     traddr[NVMF_TRADDR_SIZE + 1];
+	/* the TSAS of an RDMA entry (trtype 1); zero otherwise */
+	uint8_t  rdma_qptype, rdma_prtype, rdma_cms;
+	uint16_t rdma_pkey;
+	/* nvmf_discover: 0 from the discovery controller asked; n > 0 from the one the referral
+	 * entry at index n - 1 named */
+	unsigned from_referral;
+};
+
+/* ------------------------------------------------------------------------ */
 /* Controller registers (host-order values from Property Get)                 */
 
 static inline uint32_t nvme_cap_mqes(uint64_t cap) { return (uint32_t)(cap & 0xffff); } /* 0's based */
@@ -894,6 +1031,26 @@ static inline void nvme_cmd_identify(struct nvme_sqe *c, uint8_t cns, uint32_t n
 	c->cdw10 = htole32((uint32_t)cns | ((uint32_t)cntid << 16));
 }
 
+/* Get Log Page (NVMe Base 1.4, 5.14): len_bytes (4..) of log lid from byte `offset` (a multiple
+ * of 4).  NUMD is the dword count, 0's based, split NUMDL = CDW10[31:16], NUMDU = CDW11[15:0];
+ * LSP (log specific field) CDW10[11:8], 4 bits as NVMe 1.4 defines it; RAE (retain
+ * asynchronous event) CDW10 bit 15; LPOL/LPOU = CDW12/CDW13.  The data pointer stays "no data"
+ * (nvme_sqe_init): the caller points it at its buffer (nvme_sqe_set_sgl_keyed), as for
+ * Identify.  len_bytes below 4 is sent as one dword (NUMD 0). */
+static inline void nvme_cmd_get_log_page(struct nvme_sqe *c, uint8_t lid, uint8_t lsp, uint32_t nsid,
+					 uint32_t len_bytes, uint64_t offset, int rae)
+{
+	uint32_t numd = len_bytes >= 4 ? len_bytes / 4 - 1 : 0;
+
+	nvme_sqe_init(c, NVME_ADMIN_GET_LOG_PAGE);
+	c->nsid = htole32(nsid);
+	c->cdw10 = htole32((uint32_t)lid | ((uint32_t)(lsp & 0xfu) << 8) | (rae ? 1u << 15 : 0) |
+			   ((numd & 0xffffu) << 16));
+	c->cdw11 = htole32(numd >> 16);
+	c->cdw12 = htole32((uint32_t)offset);
+	c->cdw13 = htole32((uint32_t)(offset >> 32));
+}
+
 static inline void nvme_cmd_keep_alive(struct nvme_sqe *c)
 {
 	nvme_sqe_init(c, NVME_ADMIN_KEEP_ALIVE);
@@ -1026,5 +1183,47 @@ int nvmf_id_ns_check(const struct nvme_id_ns *ns, uint32_t mdts_bytes, char *why
  * record) or a RECFMT other than 0 (a record this host cannot read). */
 int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, char *why,
 			      size_t whylen);
+
+/* ---- log pages ------------------------------------------------------------------------- */
+
+/* "optimized", "non-optimized", "inaccessible", "persistent-loss", "change"; else "reserved". */
+const char *nvme_ana_state_name(uint8_t state);
+
+/* The ANA log, len bytes at buf, as read (with or without RGO: the NNSIDS of each descriptor
+ * says how many NSIDs follow it; RGO makes them 0).  *chgcnt: the header's CHGCNT; groups[0..
+ * *nr_groups): each descriptor, in log order (NSID lists skipped).  0; -EINVAL for a header or
+ * descriptor cut short by len (NGRPS more than the buffer holds included) or ANAGRPID 0;
+ * -EOVERFLOW for more than max_groups groups.  One line in why on failure. */
+int nvme_ana_log_parse(const void *buf, size_t len, uint64_t *chgcnt, struct nvme_ana_group *groups,
+		       unsigned max_groups, unsigned *nr_groups, char *why, size_t whylen);
+
+/* The state of group grpid among g[0..n): 0, or -ENOENT when no descriptor names it. */
+int nvme_ana_log_state_of(const struct nvme_ana_group *g, unsigned n, uint32_t grpid,
+			  uint8_t *state);
+
+/* The discovery log's header, len (>= NVMF_DISC_LOG_HDR_SIZE) bytes at buf: 0; -EINVAL for
+ * len short of the header or RECFMT other than 0; -EOVERFLOW for NUMREC above
+ * NVMF_DISC_MAX_RECORDS.  One line in why on failure. */
+int nvmf_disc_log_parse_hdr(const void *buf, size_t len, uint64_t *genctr, uint64_t *numrec,
+			    char *why, size_t whylen);
+
+/* One 1024-byte entry at raw into *e: strings copied up to their first NUL (a field filled to
+ * its end needs none) with trailing spaces dropped.  -EINVAL (e zeroed) for a SUBTYPE outside
+ * 1..3, an empty SUBNQN or TRADDR, or a byte outside printable ASCII in TRSVCID, SUBNQN or
+ * TRADDR (what a host would connect to or print must be text), the field and byte named. */
+int nvmf_disc_entry_decode(const void *raw1024, struct nvmf_disc_entry *e, char *why, size_t whylen);
+
+/* nvme-cli's words: "rdma", "fc", "tcp", "loop"; "ipv4", "ipv6", "infiniband",
+ * "fibre-channel", "intra-host"; "discovery subsystem referral", "nvme subsystem", "current
+ * discovery subsystem"; "not specified", "required", "not required"; RDMA qptype
+ * "connected"/"datagram", prtype "not specified"/"infiniband"/"roce"/"roce-v2"/"iwarp", cms
+ * "rdma-cm".  Anything else: "unrecognized". */
+const char *nvmf_trtype_name(uint8_t trtype);
+const char *nvmf_adrfam_name(uint8_t adrfam);
+const char *nvmf_subtype_name(uint8_t subtype);
+const char *nvmf_treq_secure_name(uint8_t treq);
+const char *nvmf_rdma_qptype_name(uint8_t qptype);
+const char *nvmf_rdma_prtype_name(uint8_t prtype);
+const char *nvmf_rdma_cms_name(uint8_t cms);
 
 #endif /* NVMF_SPEC_H */
