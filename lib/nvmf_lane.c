@@ -49,6 +49,7 @@ struct nvmf_lane {
 	struct ibv_mr          *scratch_mr;
 	int                     enabled;
 	int                     dead;        /* nvmf_lane_kill: no shutdown handshake */
+	int                     discovery;   /* subnqn is the discovery NQN: admin queue only */
 	struct nvmf_keepalive   ka;
 	unsigned                admin_timeout_ms;
 	uint64_t                next_admin_cm_check_ms;  /* nvmf_lane_check's admin clock */
@@ -312,6 +313,77 @@ static int nvmf_wait_csts(struct nvmf_lane *lane, uint32_t mask, uint32_t want,
 	return nvmf_csts_wait(nvmf_read_csts, lane, mask, want, timeout_ms, last);
 }
 
+/* Get Log Page of len bytes (a multiple of 4) from byte offset (dword aligned) of log lid into
+ * buf, through the scratch buffer one Get Log Page per NVMF_SCRATCH_SIZE bytes (or per MDTS,
+ * when smaller), at increasing offsets.  RAE is 0: reading a log clears the event that
+ * announced it.  0 with *status 0 when every page was read; 0 with the first non-zero raw CQE
+ * status in *status (buf then holds what came before it); a negative errno when a command got
+ * no answer.  Whoever owns the admin queue calls it (bring-up, the caller of a lane without
+ * keep-alive, or the keep-alive thread). */
+static int nvmf_get_log(struct nvmf_lane *lane, uint8_t lid, uint8_t lsp, uint32_t nsid,
+			uint64_t offset, void *buf, uint32_t len, uint16_t *status)
+{
+	uint32_t page = NVMF_SCRATCH_SIZE;
+	uint32_t done = 0;
+
+	*status = 0;
+	if ((len | offset) & 3)
+		return nvmf_lane_errf(lane, -EINVAL, "Get Log Page 0x%02x: %u bytes at offset %llu "
+				      "(both must be multiples of 4)", lid, len,
+				      (unsigned long long)offset);
+	if (lane->info.mdts_bytes && lane->info.mdts_bytes < page)
+		page = lane->info.mdts_bytes;
+	while (done < len) {
+		uint32_t n = len - done < page ? len - done : page;
+		struct nvmf_req *req = nvmf_admin_req(lane);
+		struct nvme_sqe *c;
+		struct nvme_cqe cqe;
+		int rc;
+
+		if (!req)
+			return -EBUSY;
+		c = nvmf_req_sqe(&lane->aq->q, req);
+		/* a short transfer leaves zeros, never the previous page's bytes */
+		memset(lane->scratch, 0, n);
+		nvme_cmd_get_log_page(c, lid, lsp, nsid, n, offset + done, 0);
+		nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, n, lane->scratch_mr->rkey);
+		rc = nvmf_admin_exec(lane, req, &cqe);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			*status = le16toh(cqe.status);
+			return 0;
+		}
+		memcpy((uint8_t *)buf + done, lane->scratch, n);
+		done += n;
+	}
+	return 0;
+}
+
+int nvmf_lane_get_log(struct nvmf_lane *lane, uint8_t lid, uint8_t lsp, uint32_t nsid,
+		      uint64_t offset, void *buf, size_t len)
+{
+	uint16_t st;
+	char s[128];
+	int rc;
+
+	lane->err[0] = 0;
+	if (lane->ka.running)
+		return nvmf_lane_errf(lane, -EBUSY, "Get Log Page 0x%02x: the keep-alive thread owns "
+				      "the admin queue", lid);
+	if (len > UINT32_MAX - 3)
+		return nvmf_lane_errf(lane, -EINVAL, "Get Log Page 0x%02x: %zu bytes (at most 4 GiB "
+				      "per call)", lid, len);
+	if ((rc = nvmf_get_log(lane, lid, lsp, nsid, offset, buf, (uint32_t)len, &st)))
+		return rc;
+	if (nvme_status_code(st)) {
+		nvme_status_format_raw(s, sizeof(s), st, 0);
+		return nvmf_lane_errf(lane, -EIO, "Get Log Page 0x%02x (offset %llu) failed: %s", lid,
+				      (unsigned long long)offset, s);
+	}
+	return 0;
+}
+
 static int nvmf_enable(struct nvmf_lane *lane)
 {
 	struct nvmf_lane_info *in = &lane->info;
@@ -359,7 +431,9 @@ static int nvmf_identify_ctrl(struct nvmf_lane *lane)
 	nvmf_copy_trim(in->sn, id->sn, sizeof(id->sn));
 	nvmf_copy_trim(in->fr, id->fr, sizeof(id->fr));
 	nvmf_copy_trim(in->subnqn, id->subnqn, sizeof(id->subnqn));
-	if ((rc = nvmf_id_ctrl_check(id, in->cap, s, sizeof(s))))
+	/* A discovery controller has no namespaces and no I/O queues: NN and IOCCSZ are 0 there
+	 * (nvmet leaves them so), and only what an I/O controller needs is checked. */
+	if (!lane->discovery && (rc = nvmf_id_ctrl_check(id, in->cap, s, sizeof(s))))
 		return nvmf_lane_errf(lane, rc, "controller %s: invalid Identify Controller data: %s",
 				      lane->subnqn, s);
 	in->mdts_bytes = nvmf_mdts_bytes(id->mdts, in->cap);
@@ -887,6 +961,12 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 	snprintf(lane->host_traddr, sizeof(lane->host_traddr), "%s",
 		 opts->host_traddr ? opts->host_traddr : "");
 	snprintf(lane->subnqn, sizeof(lane->subnqn), "%s", opts->subnqn);
+	lane->discovery = !strcmp(lane->subnqn, NVMF_DISCOVERY_NQN);
+	if (lane->discovery && !opts->no_io_queue) {
+		rc = nvmf_lane_errf(lane, -EINVAL, "%s is a discovery subsystem: it has no I/O "
+				    "queues (no_io_queue)", lane->subnqn);
+		goto fail;
+	}
 	snprintf(lane->hostnqn, sizeof(lane->hostnqn), "%s", opts->hostnqn);
 	lane->opts.traddr = lane->traddr;
 	lane->opts.trsvcid = lane->trsvcid;

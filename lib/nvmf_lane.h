@@ -110,6 +110,15 @@ const char *nvmf_lane_err(const struct nvmf_lane *lane);
 
 int  nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_info *ns);
 
+/* Get Log Page: len bytes (a multiple of 4, under 4 GiB) of log lid with log specific field lsp
+ * (4 bits) for nsid from byte offset (a multiple of 4) into buf, in as many commands as the
+ * lane's admin buffer and MDTS need.  For a lane without a keep-alive thread (no_io_queue, or
+ * no KATO in force): that thread owns the admin queue otherwise, and the call fails -EBUSY.
+ * 0; -EIO when the controller answered with an error status (named in lane->err, as every
+ * other failure is). */
+int  nvmf_lane_get_log(struct nvmf_lane *lane, uint8_t lid, uint8_t lsp, uint32_t nsid,
+		       uint64_t offset, void *buf, size_t len);
+
 /* Deregister what a memory backend registered on the lane (lib/nvmf_mem_lane.c registers:
  * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);

@@ -10,7 +10,8 @@ ok()  { pass=$((pass + 1)); echo "PASS $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 # module -> layer, lowest first: the error formatter everything uses; wire formats and plain-data modules; the conventions shim and
-# the CUDA loader; command slots; I/O and the RDMA transport; the lane; the memory backends.
+# the CUDA loader; command slots; I/O and the RDMA transport; the lane; the memory backends and
+# discovery (both use the lane).
 declare -A layer=(
 	[nvmf_spec]=0 [nvmf_policy]=0 [nvmf_trid]=0 [nvmf_alive]=0 [nvmf_cpuq]=0
 	[nvmf_cuda_api]=0
@@ -19,7 +20,7 @@ declare -A layer=(
 	[nvmf_cuda]=2 [nvmf_queue]=2
 	[nvmf_io]=3 [nvmf_rdma]=3
 	[nvmf_lane]=4
-	[nvmf_mem]=5 [nvmf_mem_lane]=5
+	[nvmf_mem]=5 [nvmf_mem_lane]=5 [nvmf_discovery]=5
 )
 # files of one module under other names
 declare -A owner=([nvmf_mem_lane]=nvmf_mem)

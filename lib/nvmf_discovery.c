@@ -1,0 +1,152 @@
+/* nvmf_discovery.c - discovery log reads over an admin-only lane (nvmf_discovery.h). */
+#include "nvmf_discovery.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "nvmf_err.h"
+
+/* One consistent log: header, entries, header again, until GENCTR held still. */
+static int disc_read_log(struct nvmf_lane *lane, const char *where, uint8_t **log,
+			 uint64_t *numrec, uint64_t *genctr, char *err, size_t errlen)
+{
+	uint8_t hdr[NVMF_DISC_LOG_HDR_SIZE];
+	char why[160];
+	uint64_t gen2, num2;
+	int rc;
+
+	*log = NULL;
+	for (unsigned t = 0; t < NVMF_DISCOVERY_TRIES; t++) {
+		size_t bytes;
+
+		free(*log);
+		*log = NULL;
+		if ((rc = nvmf_lane_get_log(lane, NVME_LOG_DISCOVERY, 0, 0, 0, hdr, sizeof(hdr))))
+			return nvmf_errf(err, errlen, rc, "%s: %s", where, nvmf_lane_err(lane));
+		if ((rc = nvmf_disc_log_parse_hdr(hdr, sizeof(hdr), genctr, numrec, why, sizeof(why))))
+			return nvmf_errf(err, errlen, rc, "%s: %s", where, why);
+		bytes = NVMF_DISC_LOG_HDR_SIZE + (size_t)*numrec * NVMF_DISC_ENTRY_SIZE;
+		*log = malloc(bytes);
+		if (!*log)
+			return nvmf_errf(err, errlen, -ENOMEM, "%s: out of memory for %zu bytes of "
+					 "discovery log", where, bytes);
+		memcpy(*log, hdr, sizeof(hdr));
+		if (*numrec &&
+		    (rc = nvmf_lane_get_log(lane, NVME_LOG_DISCOVERY, 0, 0, NVMF_DISC_LOG_HDR_SIZE,
+					    *log + NVMF_DISC_LOG_HDR_SIZE,
+					    bytes - NVMF_DISC_LOG_HDR_SIZE)))
+			goto fail_lane;
+		if ((rc = nvmf_lane_get_log(lane, NVME_LOG_DISCOVERY, 0, 0, 0, hdr, sizeof(hdr))))
+			goto fail_lane;
+		/* a header that no longer parses changed too: read once more */
+		if (!nvmf_disc_log_parse_hdr(hdr, sizeof(hdr), &gen2, &num2, NULL, 0) &&
+		    gen2 == *genctr && num2 == *numrec)
+			return 0;
+	}
+	free(*log);
+	*log = NULL;
+	return nvmf_errf(err, errlen, -EAGAIN, "%s: the discovery log changed (GENCTR) during "
+			 "each of %d reads", where, NVMF_DISCOVERY_TRIES);
+fail_lane:
+	free(*log);
+	*log = NULL;
+	return nvmf_errf(err, errlen, rc, "%s: %s", where, nvmf_lane_err(lane));
+}
+
+/* Connect to the discovery controller at o, read its log, decode it onto *list (grown). */
+static int disc_one(const struct nvmf_lane_opts *o, unsigned from_referral,
+		    struct nvmf_disc_entry **list, unsigned *nr, uint64_t *genctr, char *err,
+		    size_t errlen)
+{
+	struct nvmf_lane *lane = NULL;
+	struct nvmf_disc_entry *grown;
+	char where[320], why[160];
+	uint64_t numrec = 0;
+	uint8_t *log = NULL;
+	int rc;
+
+	snprintf(where, sizeof(where), "discovery at %s:%s", o->traddr, o->trsvcid);
+	if ((rc = nvmf_lane_connect(&lane, o, why, sizeof(why))))
+		return nvmf_errf(err, errlen, rc, "%s: %s", where, why);
+	rc = disc_read_log(lane, where, &log, &numrec, genctr, err, errlen);
+	nvmf_lane_destroy(lane);
+	if (rc)
+		return rc;
+	grown = realloc(*list, ((size_t)*nr + numrec + 1) * sizeof(**list));
+	if (!grown) {
+		free(log);
+		return nvmf_errf(err, errlen, -ENOMEM, "%s: out of memory", where);
+	}
+	*list = grown;
+	for (uint64_t i = 0; i < numrec; i++) {
+		struct nvmf_disc_entry *e = &(*list)[*nr];
+
+		rc = nvmf_disc_entry_decode(log + NVMF_DISC_LOG_HDR_SIZE + i * NVMF_DISC_ENTRY_SIZE,
+					    e, why, sizeof(why));
+		if (rc) {
+			free(log);
+			return nvmf_errf(err, errlen, rc, "%s: entry %llu of %llu: %s", where,
+					 (unsigned long long)i, (unsigned long long)numrec, why);
+		}
+		e->from_referral = from_referral;
+		(*nr)++;
+	}
+	free(log);
+	return 0;
+}
+
+int nvmf_discover(const struct nvmf_lane_opts *base, struct nvmf_disc_entry **entries,
+		  unsigned *nr, uint64_t *genctr, char *err, size_t errlen)
+{
+	struct nvmf_lane_opts o = *base;
+	struct nvmf_disc_entry *list = NULL;
+	unsigned n = 0, first;
+	uint64_t gen;
+	int rc;
+
+	*entries = NULL;
+	*nr = 0;
+	*genctr = 0;
+	if (err && errlen)
+		err[0] = 0;
+	o.subnqn = NVMF_DISCOVERY_NQN;
+	o.no_io_queue = 1;
+	o.kato_ms = 0;
+	o.io_queues = 0;
+	o.io_queues_auto = 0;
+	if (!o.trsvcid || !*o.trsvcid)
+		o.trsvcid = NVMF_DISCOVERY_PORT;
+	if (!o.traddr || !*o.traddr)
+		return nvmf_errf(err, errlen, -EINVAL, "discovery: traddr is required");
+	if ((rc = disc_one(&o, 0, &list, &n, genctr, err, errlen)))
+		goto fail;
+	/* Referrals of the first log only: a referral's referrals are listed, not followed, so
+	 * two services that refer to each other cost one read each. */
+	first = n;
+	for (unsigned i = 0; i < first; i++) {
+		struct nvmf_lane_opts r = o;
+		char traddr[NVMF_TRADDR_SIZE + 1], trsvcid[NVMF_TRSVCID_SIZE + 1];
+
+		if (list[i].subtype != NVMF_SUBTYPE_REFERRAL || list[i].trtype != NVMF_TRTYPE_RDMA)
+			continue;
+		/* list moves as it grows: the referral's address is copied out first */
+		memcpy(traddr, list[i].traddr, sizeof(traddr));
+		memcpy(trsvcid, list[i].trsvcid, sizeof(trsvcid));
+		r.traddr = traddr;
+		r.trsvcid = trsvcid[0] ? trsvcid : NVMF_DISCOVERY_PORT;
+		r.adrfam = list[i].adrfam == NVMF_ADRFAM_IPV6 ? AF_INET6 :
+			   list[i].adrfam == NVMF_ADRFAM_IPV4 ? AF_INET : AF_UNSPEC;
+		if ((rc = disc_one(&r, i + 1, &list, &n, &gen, err, errlen)))
+			goto fail;
+	}
+	*entries = list;
+	*nr = n;
+	return 0;
+fail:
+	free(list);
+	*genctr = 0;
+	return rc;
+}
