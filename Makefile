@@ -51,12 +51,13 @@ FIO_BUILT_FOR = $(shell sed -n 's/^FIO_VERSION = //p' $(FIO_VERSION_FILE) 2>/dev
 ENG_CFLAGS = -isystem $(FIO_SRC) -include $(FIO_SRC)/config-host.h \
              -DFIO_NVMEOF_BUILT_FOR='"$(FIO_BUILT_FOR)"' -fvisibility=hidden -Ilib
 
-.PHONY: all deps spdk spdk-if-source check unit asan integration demo bench clean lib engine tests
-all: $(ENGINE) tests
+.PHONY: all deps spdk spdk-if-source check unit asan integration demo bench clean lib engine tests tools
+all: $(ENGINE) tests $(BUILD)/nvmeof-discover
 
 lib: $(BUILD)/libnvmf.a
 engine: $(ENGINE)
 tests: $(UNIT_BINS)
+tools: $(BUILD)/nvmeof-discover
 
 deps:
 	@FIO_NVMEOF_CACHE='$(CACHE)' FIO_SRC='$(FIO_SRC_GIVEN)' FIO_TARBALL='$(FIO_TARBALL)' scripts/deps.sh
@@ -76,6 +77,10 @@ $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 $(BUILD)/libnvmf.a: $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# tools/nvmeof-discover (a shell wrapper) runs this: the discovery log through lib/ alone.
+$(BUILD)/nvmeof-discover: tools/nvmeof_discover.c $(BUILD)/libnvmf.a $(LIB_HDRS)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -Ilib -o $@ $< $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
 
 $(FIO_SRC)/config-host.h:
 	@echo "fio source tree not found at $(FIO_SRC) (need its headers and config-host.h): run 'make deps' (or make deps FIO_SRC=/path/to/fio-source, or make deps FIO_TARBALL=/path/to/fio-X.tar.gz)" >&2
