@@ -138,12 +138,12 @@ static const char *const media_names[256] = {
 
 static const char *const path_names[256] = {
 	[0x00] = "Internal Path Error",
-	[0x60] = "Asymmetric Access Persistent Loss",
-	[0x61] = "Asymmetric Access Inaccessible",
-	[0x62] = "Asymmetric Access Transition",
-	[0x70] = "Controller Pathing Error",
-	[0x71] = "Host Pathing Error",
-	[0x72] = "Command Aborted By Host",
+	[0x01] = "Asymmetric Access Persistent Loss",
+	[0x02] = "Asymmetric Access Inaccessible",
+	[0x03] = "Asymmetric Access Transition",
+	[0x60] = "Controller Pathing Error",
+	[0x70] = "Host Pathing Error",
+	[0x71] = "Command Aborted By Host",
 };
 
 const char *nvme_status_name(unsigned sct, unsigned sc, int fabrics_cmd)
@@ -367,4 +367,16 @@ int nvmf_rdma_cm_accept_parse(const void *priv, size_t len, uint16_t *crqsize, c
 				"defined)", recfmt);
 	*crqsize = nvmf_get_le16(p + 2);
 	return 0;
+}
+
+const char *nvme_ana_state_name(uint8_t state)
+{
+	switch (state) {
+	case NVME_ANA_OPTIMIZED:       return "optimized";
+	case NVME_ANA_NON_OPTIMIZED:   return "non-optimized";
+	case NVME_ANA_INACCESSIBLE:    return "inaccessible";
+	case NVME_ANA_PERSISTENT_LOSS: return "persistent-loss";
+	case NVME_ANA_CHANGE:          return "change";
+	default:                       return "reserved";
+	}
 }
