@@ -49,11 +49,37 @@ __attribute__((destructor)) static void nvmeof_alive_unload(void)
 	nvmeof_alive = NULL;
 }
 
-struct nvmeof_data {
+/* One path of a multipath lane: its own controller (traddr's list). */
+struct nvmeof_path {
 	struct nvmf_lane   *lane;
-	struct nvmf_queue  *qs[NVMF_MAX_IO_QUEUES]; /* the lane's I/O queues (io_queues) */
+	unsigned            first_q;     /* its I/O queues: ld->qs[first_q .. first_q + nr_q) */
 	unsigned            nr_q;
-	uint64_t            nr_posted[NVMF_MAX_IO_QUEUES]; /* commands posted per queue */
+	int                 reconnecting;/* lost; reconnecting until ctrl_loss_tmo */
+	int                 gone;        /* lost for good (ctrl_loss_tmo passed, or 0) */
+	uint64_t            loss_ms;
+	uint64_t            next_attempt_ms;
+	unsigned            attempts;
+	unsigned            ana_gen;     /* nvmf_lane_ana_gen when its state was last taken */
+};
+
+/* A path's I/O moves to another this many times at most (a path status or a lost path); the
+ * bound stops an I/O that every path refuses from circling for ever. */
+#define NVMEOF_MP_MAX_MOVES 8
+
+struct nvmeof_data {
+	struct nvmf_lane   *lane;        /* paths[0].lane: the one path, or the first */
+	struct nvmeof_path  paths[NVMF_MAX_PATHS];
+	unsigned            nr_paths;    /* > 1: multipath */
+	struct nvmf_mp      mp;          /* the paths' states, policy and failover record */
+	uint32_t            anagrpid;    /* the first file's namespace's ANA group */
+	struct nvmf_mp_event *mp_last_ev[NVMF_MAX_PATHS]; /* each path's latest failover */
+	const char         *name;        /* the job's */
+	unsigned            pump_path;   /* the path nvmeof_post is staging on */
+	struct nvmf_queue  *qs[NVMF_MAX_IO_QUEUES * NVMF_MAX_PATHS]; /* the I/O queues of every
+					   * connected path (io_queues each) */
+	unsigned            nr_q;
+	uint64_t            nr_posted[NVMF_MAX_IO_QUEUES * NVMF_MAX_PATHS]; /* commands posted
+					   * per queue (reported for one path) */
 	int                 pick_cpu;    /* io_queue_pick: the queues of the CPU the job runs on */
 	int                 test_cpu;    /* >= 0: the CPU pick_cpu takes (FIO_NVMEOF_TEST_CPU) */
 	char                queues_why[NVMF_POLICY_WHY_LEN]; /* io_queues=auto: what bounded it */
@@ -111,16 +137,25 @@ static unsigned long long nvmeof_max_bs(struct thread_data *td)
 	return m;
 }
 
-/* The lane's I/O queues, again after a reconnect (they are new ones): completions of every
- * queue go to the same hand-out. */
+/* The lane's I/O queues, again after a reconnect or a path's loss (they are new ones, or
+ * fewer): every connected path's, completions of every queue to the same hand-out. */
 static void nvmeof_queues_attach(struct nvmeof_data *ld)
 {
 	struct nvmf_queue *q;
 
 	ld->nr_q = 0;
-	while (ld->nr_q < NVMF_MAX_IO_QUEUES && (q = nvmf_lane_ioq(ld->lane, ld->nr_q))) {
-		nvmf_queue_set_complete(q, nvmf_io_complete_req, &ld->cpl);
-		ld->qs[ld->nr_q++] = q;
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+
+		pa->first_q = ld->nr_q;
+		pa->nr_q = 0;
+		if (pa->reconnecting || pa->gone)
+			continue;
+		while (pa->nr_q < NVMF_MAX_IO_QUEUES && (q = nvmf_lane_ioq(pa->lane, pa->nr_q))) {
+			nvmf_queue_set_complete(q, nvmf_io_complete_req, &ld->cpl);
+			ld->qs[ld->nr_q++] = q;
+			pa->nr_q++;
+		}
 	}
 	if (ld->pick_cpu) {
 		const char *t = nvmeof_test_knob("FIO_NVMEOF_TEST_CPU");
@@ -134,19 +169,44 @@ static void nvmeof_queues_attach(struct nvmeof_data *ld)
 	}
 }
 
+/* Multipath: the path for the next I/O (mp_policy over the usable paths; queue-depth counts
+ * each path's commands outstanding now), -1 when none is usable. */
+static int nvmeof_pick_path(struct nvmeof_data *ld)
+{
+	if (ld->mp.policy == NVMF_MP_QUEUE_DEPTH)
+		for (unsigned p = 0; p < ld->nr_paths; p++) {
+			const struct nvmeof_path *pa = &ld->paths[p];
+
+			ld->mp.p[p].inflight = 0;
+			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+				ld->mp.p[p].inflight += ld->qs[i]->nr_inflight;
+		}
+	return nvmf_mp_pick(&ld->mp);
+}
+
 /* Where the next I/O goes: the queue with the fewest commands outstanding (staged or posted),
  * of all queues or (pick_cpu) of those of the CPU the job runs on now; all parts of a split
- * I/O go there together. */
-static struct nvmf_queue *nvmeof_pick_queue(const struct nvmeof_data *ld)
+ * I/O go there together.  Multipath: of the queues of the path mp_policy picks; NULL when no
+ * path is usable now (the I/O waits in the backlog). */
+static struct nvmf_queue *nvmeof_pick_queue(struct nvmeof_data *ld)
 {
-	unsigned i = 0, step = 1;
+	unsigned i = 0, step = 1, end = ld->nr_q;
 	struct nvmf_queue *best;
 
-	if (ld->pick_cpu)
+	if (ld->nr_paths > 1) {
+		int p = nvmeof_pick_path(ld);
+
+		if (p < 0 || !ld->paths[p].nr_q)
+			return NULL;
+		ld->pump_path = (unsigned)p;
+		i = ld->paths[p].first_q;
+		end = i + ld->paths[p].nr_q;
+	} else if (ld->pick_cpu) {
 		nvmf_cpu_queues_of(&ld->cpuq, ld->test_cpu >= 0 ? ld->test_cpu : sched_getcpu(),
 				   &i, &step);
+	}
 	best = ld->qs[i];
-	for (i += step; i < ld->nr_q; i += step)
+	for (i += step; i < end; i += step)
 		if (ld->qs[i]->nr_inflight < best->nr_inflight)
 			best = ld->qs[i];
 	return best;
@@ -190,11 +250,48 @@ static int nvmeof_abandon_all(struct nvmeof_data *ld, int err, const char *msg)
 	return rc;
 }
 
+/* Multipath: a completion whose status blames the path (ANA inaccessible, transition,
+ * persistent loss, a pathing error) takes the I/O to another path instead of to fio: back to
+ * the head of the backlog, posted after this reap; its path takes the state the status says
+ * until the ANA log (re-read at once) says otherwise.  1: moved. */
+static int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
+{
+	struct nvmf_mp_path *mpp = &ld->mp.p[io->path];
+	uint8_t ana = nvmf_mp_status_ana(io->status);
+	struct nvmf_mp_event *ev = NULL;
+	char why[NVMF_MP_WHY_LEN], st[128];
+
+	if (!nvmf_mp_status_is_path(io->status) || io->resubmits >= NVMEOF_MP_MAX_MOVES)
+		return 0;
+	if (ana != NVMF_ANA_UNKNOWN && nvmf_mp_usable(mpp)) {
+		nvme_status_format(st, sizeof(st), io->status, 0);
+		snprintf(why, sizeof(why), "%s: ANA %s", st, nvme_ana_state_name(ana));
+		mpp->ana = ana;
+		mpp->ana_moves++;
+		ev = nvmf_mp_failover(&ld->mp, io->path, nvmf_now_ms(), why);
+		ld->mp_last_ev[io->path] = ev;
+		nvmeof_info("nvmeof: %s: path %s leaves the I/O: %s\n", ld->name, mpp->name, why);
+	}
+	nvmf_lane_ana_poke(ld->paths[io->path].lane);
+	nvmf_mp_moved(&ld->mp, ev ? ev : ld->mp_last_ev[io->path], 1);
+	io->resubmits++;
+	io->status = 0;
+	io->err = 0;
+	nvmf_io_backlog_add(&ld->backlog, io->lim, io, 1);
+	return 1;
+}
+
 static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 {
 	struct nvmeof_data *ld = arg;
 	struct io_u *io_u = io->user;
 
+	if (ld->nr_paths > 1) {
+		if (io->status && nvmeof_mp_status_move(ld, io))
+			return;
+		if (!io->err && !io->status)
+			nvmf_mp_completed(&ld->mp, io->path, nvmf_now_ms());
+	}
 	if (io->err)
 		io_u->error = -io->err;
 	else if (io->status)
@@ -203,6 +300,75 @@ static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 		io_u->error = 0;
 	ld->events[ld->nr_events++] = io_u;
 	ld->nr_done++;
+}
+
+/* Connect every path of the job (traddr's list; one path: just it).  Each path is its own
+ * controller with the same host NQN and host ID, as the kernel connects them; the others
+ * share path 0's protection domain, so fio's buffers are registered once for all (paths on
+ * different RDMA devices are refused: one registration per device is not done yet). */
+static int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
+				const struct nvmeof_file *nf0, struct nvmf_lane_opts *lo)
+{
+	struct nvmeof_options *o = td->eo;
+	char err[NVMF_ERR_LEN], host[256];
+	int rc;
+
+	ld->nr_paths = nf0->nr_paths ? nf0->nr_paths : 1;
+	ld->name = td->o.name;
+	ld->anagrpid = nf0->ns.anagrpid;
+	ld->mp.nr = ld->nr_paths;
+	ld->mp.policy = o->mp_policy;
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmf_lane_opts po = *lo;
+		const struct nvmf_lane_info *pin;
+
+		po.traddr = nf0->paths[p].traddr;
+		po.trsvcid = nf0->paths[p].trsvcid;
+		if (ld->nr_paths > 1)
+			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
+		po.pd = p ? nvmf_lane_pd(ld->lane) : NULL;
+		snprintf(ld->mp.p[p].name, sizeof(ld->mp.p[p].name), "%s%s%s:%s",
+			 strchr(po.traddr, ':') ? "[" : "", po.traddr,
+			 strchr(po.traddr, ':') ? "]" : "", po.trsvcid);
+		rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err));
+		if (rc) {
+			if (ld->nr_paths > 1)
+				nvmeof_job_err(td, "path %u (%s): %s\n", p + 1, ld->mp.p[p].name, err);
+			else
+				nvmeof_job_err(td, "%s\n", err);
+			return rc;
+		}
+		if (!p)
+			ld->lane = ld->paths[0].lane;
+		pin = nvmf_lane_info(ld->paths[p].lane);
+		ld->mp.p[p].connected = 1;
+		ld->mp.p[p].ana = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane, ld->anagrpid, NULL, 0);
+		ld->paths[p].ana_gen = nvmf_lane_ana_gen(ld->paths[p].lane);
+		if (p && strcmp(pin->subnqn, nvmf_lane_info(ld->lane)->subnqn)) {
+			nvmeof_job_err(td, "path %u (%s) reaches subsystem %s, path 1 %s: every path "
+				       "must reach the same subsystem\n", p + 1, ld->mp.p[p].name,
+				       pin->subnqn, nvmf_lane_info(ld->lane)->subnqn);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A file's limits: the smallest any path's controller allows (one I/O may go to any). */
+static void nvmeof_paths_limits(struct nvmeof_data *ld, struct nvmeof_file *nf)
+{
+	nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
+	for (unsigned p = 1; p < ld->nr_paths; p++) {
+		struct nvmf_io_limits l;
+
+		if (ld->paths[p].reconnecting || ld->paths[p].gone)
+			continue;
+		nvmf_lane_io_limits(ld->paths[p].lane, nf->ns.lba_size, &l);
+		if (l.max_xfer < nf->lim.max_xfer)
+			nf->lim.max_xfer = l.max_xfer;
+		if (l.inline_max < nf->lim.inline_max)
+			nf->lim.inline_max = l.inline_max;
+	}
 }
 
 static void nvmeof_data_free(struct thread_data *td)
@@ -217,8 +383,26 @@ static void nvmeof_data_free(struct thread_data *td)
 			    "at once; the I/O queue takes %u commands)\n", td->o.name,
 			    (unsigned long long)ld->nr_waited, (unsigned long long)ld->nr_queued,
 			    ld->max_backlog, ld->nr_q ? ld->qs[0]->max_inflight : 0);
+	/* Several paths: where the I/O went and every failover, on one line and (mp_stats) in
+	 * a file tools read. */
+	if (ld->nr_paths > 1) {
+		struct nvmeof_options *o = td->eo;
+		char line[2048];
+
+		nvmf_mp_summary(&ld->mp, line, sizeof(line));
+		nvmeof_info("nvmeof: %s: multipath %s\n", td->o.name, line);
+		if (o->mp_stats && *o->mp_stats) {
+			FILE *f = fopen(o->mp_stats, "a");
+
+			if (!f || nvmf_mp_write_json(&ld->mp, td->o.name, f))
+				nvmeof_err("nvmeof: %s: mp_stats=%s: %s\n", td->o.name, o->mp_stats,
+					   strerror(errno));
+			if (f)
+				fclose(f);
+		}
+	}
 	/* Several queues: how the work spread over them. */
-	if (ld->nr_q > 1) {
+	if (ld->nr_q > 1 && ld->nr_paths == 1) {
 		char per[NVMF_MAX_IO_QUEUES * 21 + 1];
 		size_t len = 0;
 
@@ -230,6 +414,9 @@ static void nvmeof_data_free(struct thread_data *td)
 	}
 	/* The buffers' MR and device memory go before the lane's protection domain. */
 	nvmeof_buffers_close(td, &ld->bufs);
+	/* Path 0's lane owns the protection domain the others share: it goes last. */
+	for (unsigned p = ld->nr_paths; p-- > 1;)
+		nvmf_lane_destroy(ld->paths[p].lane);
 	nvmf_lane_destroy(ld->lane);
 	free(ld->events);
 	free(ld->unstamped);
@@ -251,7 +438,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	struct nvmeof_file *nf0;
 	struct nvmf_lane_opts lo;
 	const struct nvmf_lane_info *in;
-	char hostnqn[NVMF_NQN_MAX + 1], err[NVMF_ERR_LEN];
+	char hostnqn[NVMF_NQN_MAX + 1];
 	unsigned long long max_bs = nvmeof_max_bs(td);
 	unsigned parts = 1;
 	struct fio_file *f;
@@ -292,9 +479,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	ld->delay_submit = o->delay_submit != 0;
 	if (o->completion == NVMEOF_COMPLETION_HYBRID)
 		ld->hybrid_us = o->poll_us;
-	rc = nvmf_lane_connect(&ld->lane, &lo, err, sizeof(err));
-	if (rc) {
-		nvmeof_job_err(td, "%s\n", err);
+	if ((rc = nvmeof_paths_connect(td, ld, nf0, &lo))) {
 		td_verror(td, -rc, "nvmeof connect");
 		goto fail;
 	}
@@ -302,7 +487,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 	ld->alive_slot = nvmf_alive_slot(nvmeof_alive, lo.traddr, lo.trsvcid, lo.subnqn);
 	ld->cpl.done = nvmeof_io_done;
 	ld->cpl.arg = ld;
-	ld->pick_cpu = in->io_queues > 1 &&
+	ld->pick_cpu = in->io_queues > 1 && ld->nr_paths == 1 &&
 		       (o->io_queue_pick == NVMEOF_PICK_CPU ||
 			(o->io_queue_pick == NVMEOF_PICK_AUTO && in->policy.pick_cpu.value));
 	nvmeof_queues_attach(ld);
@@ -317,7 +502,7 @@ static int fio_nvmeof_init(struct thread_data *td)
 			td_verror(td, -rc, "nvmeof init");
 			goto fail;
 		}
-		nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
+		nvmeof_paths_limits(ld, nf);
 		if (nvmf_io_cmds_for_bytes(max_bs, &nf->lim) > parts)
 			parts = nvmf_io_cmds_for_bytes(max_bs, &nf->lim);
 	}
@@ -427,6 +612,25 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 	}
 }
 
+/* Multipath: one more line, each path with its controller and ANA state. */
+static void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
+{
+	char line[NVMF_MAX_PATHS * 420];
+	size_t o = 0;
+
+	line[0] = 0;
+	for (unsigned p = 0; p < ld->nr_paths && o < sizeof(line); p++) {
+		const struct nvmf_lane_info *in = nvmf_lane_info(ld->paths[p].lane);
+		uint8_t ana = ld->mp.p[p].ana;
+
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s cntlid %u via %s (%s, ANA %s)",
+				      p ? "; " : "", ld->mp.p[p].name, in->cntlid, in->rdma_dev,
+				      in->local_addr, ana ? nvme_ana_state_name(ana) : "not reported");
+	}
+	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s\n", td->o.name,
+		    ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line);
+}
+
 /* post_init: fio's I/O buffers exist now; the backend registers the whole area once. */
 static int fio_nvmeof_post_init(struct thread_data *td)
 {
@@ -439,6 +643,8 @@ static int fio_nvmeof_post_init(struct thread_data *td)
 		return 1;
 	}
 	nvmeof_start_line(td, ld);
+	if (ld->nr_paths > 1)
+		nvmeof_paths_line(td, ld);
 	return 0;
 }
 
@@ -474,6 +680,7 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	struct nvmeof_data *ld = td->io_ops_data;
 	struct nvmeof_file *nf = FILE_ENG_DATA(io_u->file);
 	struct nvmf_io *io = io_u->engine_data;
+	struct nvmf_queue *q;
 	int rc;
 
 	/* fio_ro_check() asserts on the trims of trim_percentage verify jobs; refuse writes
@@ -529,12 +736,13 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	/* Never FIO_Q_BUSY: an I/O whose commands do not fit now waits in the engine's backlog
 	 * and is posted (and stamped) as slots free up; fio re-queueing it would redraw the
 	 * verify seed of a write in fio 3.33.  While reconnecting, every I/O waits there. */
-	if (ld->reconnecting) {
+	if (ld->reconnecting || !(q = nvmeof_pick_queue(ld))) {
+		/* (multipath: no path is usable now; the I/O waits for one) */
 		nvmf_io_backlog_add(&ld->backlog, &nf->lim, io, 0);
 		rc = 0;
 	} else {
-		rc = nvmf_io_submit(nvmeof_pick_queue(ld), &nf->lim,
-				    &ld->backlog, io);
+		io->path = (uint8_t)ld->pump_path;
+		rc = nvmf_io_submit(q, &nf->lim, &ld->backlog, io);
 	}
 	if (rc < 0) {
 		io_u->error = -rc;
@@ -671,6 +879,302 @@ static int nvmeof_reconnect_give_up(struct thread_data *td, struct nvmeof_data *
 	return ld->lost;
 }
 
+/* ---- multipath: a path lost, reconnecting, back, or ANA-moved; the lane ends only when no
+ * path is left -------------------------------------------------------------------------- */
+
+static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (unsigned p = 0; p < ld->nr_paths && o < len; p++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s: %s", p ? "; " : "", ld->mp.p[p].name,
+				      ld->mp.p[p].why[0] ? ld->mp.p[p].why : "usable");
+}
+
+/* No path is left (each gone: lost with ctrl_loss_tmo 0 or past it): everything waiting
+ * fails and the job ends with one line naming each path's reason. */
+static void nvmeof_mp_all_lost(struct thread_data *td, struct nvmeof_data *ld)
+{
+	char line[NVMF_MAX_PATHS * (NVMF_MP_WHY_LEN + 320)];
+
+	ld->lost = -ENOTCONN;
+	nvmf_io_backlog_fail(&ld->backlog, ld->lost, &ld->cpl);
+	ld->nr_unstamped = 0;
+	nvmeof_path_name_line(ld, line, sizeof(line));
+	nvmeof_err("nvmeof: %s: lane failed: all %u paths lost: %s\n", td->o.name, ld->nr_paths,
+		   line);
+	if (!ld->failed_logged) {
+		ld->failed_logged = 1;
+		td_verror(td, -ld->lost, "nvmeof lane");
+	}
+	fio_mark_td_terminate(td);
+}
+
+static int nvmeof_mp_any_left(const struct nvmeof_data *ld)
+{
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (!ld->paths[p].gone)
+			return 1;
+	return 0;
+}
+
+/* Path p is lost: its controller is shut off, every I/O it held goes to the head of the
+ * backlog (posted ones too: another path re-issues them, as the kernel's multipath does; at
+ * most NVMEOF_MP_MAX_MOVES times each), and it reconnects in the background (ctrl_loss_tmo)
+ * or is gone. */
+static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, unsigned p, int rc,
+			     const char *why)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmeof_path *pa = &ld->paths[p];
+	struct nvmf_mp_path *mpp = &ld->mp.p[p];
+	struct nvmf_mp_event *ev;
+	struct nvmf_io_lost lost;
+	char msg[NVMF_MP_WHY_LEN];
+	uint64_t now = nvmf_now_ms();
+	unsigned keep = 0;
+
+	snprintf(msg, sizeof(msg), "%s", why ? why : strerror(-rc));
+	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+		if (ld->qs[i]->fatal_msg[0]) {
+			snprintf(msg, sizeof(msg), "%s", ld->qs[i]->fatal_msg);
+			break;
+		}
+	nvmf_lane_kill(pa->lane);
+	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+		nvmf_queue_abandon(ld->qs[i], rc, msg);
+	if (nvmf_io_requeue_lost(&ld->qs[pa->first_q], pa->nr_q, &ld->backlog, NVMEOF_MP_MAX_MOVES,
+				 rc, &ld->cpl, &lost)) {
+		memset(&lost, 0, sizeof(lost));
+		for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+			nvmf_queue_fail_all(ld->qs[i], ld->qs[i]->fatal, ld->qs[i]->fatal_msg);
+	}
+	/* Staged here and not posted: back in the backlog, stamped when posted elsewhere. */
+	for (unsigned i = 0; i < ld->nr_unstamped; i++)
+		if (((struct nvmf_io *)ld->unstamped[i]->engine_data)->path != p)
+			ld->unstamped[keep++] = ld->unstamped[i];
+	ld->nr_unstamped = keep;
+	mpp->connected = 0;
+	mpp->losses++;
+	ev = nvmf_mp_failover(&ld->mp, p, now, msg);
+	ld->mp_last_ev[p] = ev;
+	nvmf_mp_moved(&ld->mp, ev, lost.resubmitted + lost.requeued);
+	if (o->ctrl_loss_tmo) {
+		pa->reconnecting = 1;
+		pa->loss_ms = now;
+		pa->next_attempt_ms = now + o->reconnect_delay;
+		pa->attempts = 0;
+	} else {
+		pa->gone = 1;
+	}
+	nvmeof_queues_attach(ld);
+	nvmeof_err("nvmeof: %s: path %s lost: %s; %u I/O(s) moved to the other paths, %u failed "
+		   "(moved %u times already); %s\n", td->o.name, mpp->name, msg,
+		   lost.resubmitted + lost.requeued, lost.failed, NVMEOF_MP_MAX_MOVES,
+		   pa->reconnecting ? "reconnecting in the background (ctrl_loss_tmo)" :
+		   "not reconnecting (ctrl_loss_tmo=0)");
+}
+
+/* The queues that failed name the paths that are lost: each goes down; the lane lives on while
+ * any path is left (or may come back). */
+static void nvmeof_mp_fault(struct thread_data *td, struct nvmeof_data *ld, int rc,
+			    const char *why)
+{
+	int found = 0;
+
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+		int fatal = 0;
+
+		if (pa->reconnecting || pa->gone)
+			continue;
+		for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+			fatal |= ld->qs[i]->fatal != 0;
+		if (fatal) {
+			nvmeof_path_down(td, ld, p, rc, why);
+			found = 1;
+		}
+	}
+	/* An error no queue owns (should not happen): every path is suspect. */
+	if (!found)
+		for (unsigned p = 0; p < ld->nr_paths; p++)
+			if (!ld->paths[p].reconnecting && !ld->paths[p].gone)
+				nvmeof_path_down(td, ld, p, rc, why);
+	if (!nvmeof_mp_any_left(ld))
+		nvmeof_mp_all_lost(td, ld);
+}
+
+/* Reconnect attempts of lost paths, when due.  1: a path came back (I/O may go out). */
+static int nvmeof_mp_reconnect(struct thread_data *td, struct nvmeof_data *ld)
+{
+	struct nvmeof_options *o = td->eo;
+	int back = 0, stopping = nvmeof_stop_requested(td, ld);
+
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+		struct nvmf_mp_path *mpp = &ld->mp.p[p];
+		char err[NVMF_ERR_LEN];
+		uint64_t now = nvmf_now_ms();
+		int rc;
+
+		if (!pa->reconnecting || (!stopping && now < pa->next_attempt_ms))
+			continue;
+		if (stopping) {
+			pa->reconnecting = 0;
+			pa->gone = 1;
+			snprintf(mpp->why, sizeof(mpp->why), "fio stopped the job while reconnecting");
+			continue;
+		}
+		pa->attempts++;
+		rc = nvmf_lane_reconnect(pa->lane, err, sizeof(err));
+		now = nvmf_now_ms();
+		if (!rc) {
+			const struct nvmf_lane_info *in = nvmf_lane_info(pa->lane);
+			unsigned entries, most = nvmeof_depth_limit(in, &entries);
+
+			/* A controller back with a smaller queue would leave I/Os waiting for ever. */
+			if (td->o.iodepth > most) {
+				snprintf(mpp->why, sizeof(mpp->why), "back (cntlid %u) with a smaller "
+					 "queue: iodepth %u, the controller takes %u", in->cntlid,
+					 td->o.iodepth, most);
+				nvmf_lane_kill(pa->lane);
+				pa->reconnecting = 0;
+				pa->gone = 1;
+				nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name,
+					   mpp->why);
+				continue;
+			}
+			pa->reconnecting = 0;
+			mpp->connected = 1;
+			mpp->ana = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, NULL, 0);
+			pa->ana_gen = nvmf_lane_ana_gen(pa->lane);
+			snprintf(mpp->why, sizeof(mpp->why), "back after %llu ms",
+				 (unsigned long long)(now - pa->loss_ms));
+			nvmeof_queues_attach(ld);
+			nvmeof_info("nvmeof: %s: path %s reconnected after %llu ms (attempt %u, cntlid "
+				    "%u, ANA %s)\n", td->o.name, mpp->name,
+				    (unsigned long long)(now - pa->loss_ms), pa->attempts, in->cntlid,
+				    mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
+			back = 1;
+			continue;
+		}
+		if (now - pa->loss_ms < o->ctrl_loss_tmo) {
+			pa->next_attempt_ms = now + o->reconnect_delay;
+			continue;
+		}
+		pa->reconnecting = 0;
+		pa->gone = 1;
+		snprintf(mpp->why, sizeof(mpp->why), "%.60s; not back within ctrl_loss_tmo %u ms "
+			 "after %u attempt(s) (last: %.40s)", ld->mp_last_ev[p] ?
+			 ld->mp_last_ev[p]->why : "lost", o->ctrl_loss_tmo, pa->attempts, err);
+		nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name, mpp->why);
+	}
+	if (!nvmeof_mp_any_left(ld))
+		nvmeof_mp_all_lost(td, ld);
+	return back;
+}
+
+/* Each connected path's ANA state, when its controller read a new ANA log.  1: a path became
+ * usable (I/O waiting may go out). */
+static int nvmeof_mp_ana(struct thread_data *td, struct nvmeof_data *ld)
+{
+	int usable_again = 0;
+
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+		struct nvmf_mp_path *mpp = &ld->mp.p[p];
+		unsigned gen;
+		uint8_t st;
+		int was;
+		char err[NVMF_ERR_LEN], why[NVMF_MP_WHY_LEN];
+
+		if (!mpp->connected || (gen = nvmf_lane_ana_gen(pa->lane)) == pa->ana_gen)
+			continue;
+		pa->ana_gen = gen;
+		st = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, err, sizeof(err));
+		if (st == mpp->ana)
+			continue;
+		was = nvmf_mp_usable(mpp);
+		mpp->ana = st;
+		if (was && !nvmf_mp_usable(mpp)) {
+			snprintf(why, sizeof(why), "ANA log: group %u %s", ld->anagrpid,
+				 nvme_ana_state_name(st));
+			ld->mp_last_ev[p] = nvmf_mp_failover(&ld->mp, p, nvmf_now_ms(), why);
+			mpp->ana_moves++;
+		} else if (!was && nvmf_mp_usable(mpp)) {
+			usable_again = 1;
+			snprintf(mpp->why, sizeof(mpp->why), "ANA %s again", nvme_ana_state_name(st));
+		}
+		nvmeof_info("nvmeof: %s: path %s: ANA group %u now %s%s\n", td->o.name, mpp->name,
+			    ld->anagrpid, nvme_ana_state_name(st),
+			    nvmf_mp_usable(mpp) ? (was ? "" : ": rejoins") : ": I/O leaves it");
+	}
+	return usable_again;
+}
+
+/* Completions of every connected path: reap once, or (wait_ms >= 0) wait as nvmf_lane_wait. */
+static int nvmeof_reap_paths(struct nvmeof_data *ld, int wait_ms)
+{
+	struct nvmf_lane *lanes[NVMF_MAX_PATHS];
+	unsigned n = 0;
+	int sum = 0, c;
+
+	if (ld->nr_paths == 1)
+		return wait_ms >= 0 ? nvmf_lane_wait(ld->lane, wait_ms) : nvmf_lane_reap(ld->lane);
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (ld->mp.p[p].connected)
+			lanes[n++] = ld->paths[p].lane;
+	if (wait_ms >= 0)
+		return n ? nvmf_lanes_wait(lanes, n, wait_ms) : 0;
+	for (unsigned i = 0; i < n; i++) {
+		if ((c = nvmf_lane_reap(lanes[i])) < 0)
+			return c;
+		sum += c;
+	}
+	return sum;
+}
+
+/* The connection checks of nvmf_lane_check on every connected path: the first failing one's
+ * queues are given up (0, or its error with why). */
+static int nvmeof_check_paths(struct nvmeof_data *ld, uint64_t now, uint64_t *age, char *why,
+			      size_t whylen)
+{
+	uint64_t a;
+	int rc;
+
+	if (ld->nr_paths == 1) {
+		rc = nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, age, why, whylen);
+		if (rc < 0)
+			nvmeof_abandon_all(ld, rc, why);
+		return rc;
+	}
+	*age = 0;
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+
+		if (!ld->mp.p[p].connected)
+			continue;
+		rc = nvmf_lane_check(pa->lane, now, ld->io_timeout_ms, &a, why, whylen);
+		if (rc < 0) {
+			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+				nvmf_queue_abandon(ld->qs[i], rc, why);
+			return rc;
+		}
+		if (a > *age)
+			*age = a;
+	}
+	return 0;
+}
+
+static int nvmeof_mp_usable_any(const struct nvmeof_data *ld)
+{
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (nvmf_mp_usable(&ld->mp.p[p]))
+			return 1;
+	return 0;
+}
+
 /* The lane is gone (the target disconnected, a command timed out, keep-alive lost, the
  * transport failed, or fio stopped the job on a silent target): shut its queue pairs off so
  * the target can no longer reach fio's buffers, then fail every I/O it held, so that fio
@@ -683,12 +1187,29 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 
 	if (ld->lost || ld->reconnecting)
 		return;
-	if (o->ctrl_loss_tmo && !nvmeof_stop_requested(td, ld)) {
+	if (ld->nr_paths > 1 && !nvmeof_stop_requested(td, ld)) {
+		nvmeof_mp_fault(td, ld, rc, why);
+		return;
+	}
+	if (o->ctrl_loss_tmo && ld->nr_paths == 1 && !nvmeof_stop_requested(td, ld)) {
 		nvmeof_lane_suspend(td, ld, rc, why);
 		return;
 	}
 	ld->lost = rc;
-	nvmf_lane_kill(ld->lane);
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		nvmf_lane_kill(ld->paths[p].lane);
+	if (!ld->nr_q) {       /* multipath: every path was already down */
+		nvmf_io_backlog_fail(&ld->backlog, rc, &ld->cpl);
+		ld->nr_unstamped = 0;
+		if (!ld->failed_logged) {
+			ld->failed_logged = 1;
+			nvmeof_err("nvmeof: %s: lane failed: %s\n", td->o.name,
+				   why ? why : strerror(-rc));
+			td_verror(td, -rc, "nvmeof lane");
+		}
+		fio_mark_td_terminate(td);
+		return;
+	}
 	for (unsigned i = 0; i < ld->nr_q; i++)
 		nvmf_queue_fail_all(ld->qs[i], rc, why ? why : strerror(-rc));
 	nvmf_io_backlog_fail(&ld->backlog, ld->qs[0]->fatal, &ld->cpl);
@@ -709,6 +1230,7 @@ static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
 {
 	struct nvmeof_data *ld = arg;
 
+	io->path = (uint8_t)ld->pump_path;
 	ld->unstamped[ld->nr_unstamped++] = io->user;
 }
 
@@ -721,8 +1243,11 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 
 	/* Waiting I/Os go to the least busy queues first, in arrival order. */
 	while (ld->backlog.head) {
-		rc = nvmf_io_backlog_pump(nvmeof_pick_queue(ld),
-					  &ld->backlog, nvmeof_backlog_staged, ld);
+		struct nvmf_queue *q = nvmeof_pick_queue(ld);
+
+		if (!q)
+			break;      /* multipath: no usable path now */
+		rc = nvmf_io_backlog_pump(q, &ld->backlog, nvmeof_backlog_staged, ld);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
@@ -821,11 +1346,11 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 
 	ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
 	/* the connection: RDMA CM events, keep-alive, the oldest command against io_timeout */
-	rc = nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, &age, msg, sizeof(msg));
-	if (rc < 0) {
-		nvmeof_abandon_all(ld, rc, msg);
+	rc = nvmeof_check_paths(ld, now, &age, msg, sizeof(msg));
+	if (rc < 0)
 		return rc;
-	}
+	if (ld->nr_paths > 1)
+		nvmeof_mp_ana(td, ld);
 	/* Completion gaps, on this check's clock (no clock read per I/O); an idle lane is no gap. */
 	if (ld->nr_done != ld->done_seen || !nvmeof_nr_inflight(ld)) {
 		if (ld->progress_ms && ld->nr_done != ld->done_seen &&
@@ -968,6 +1493,56 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 		}
 		usleep(NVMEOF_STOP_CHECK_MS * 1000);
 	}
+	/* Multipath: lost paths reconnect in the background; while no path is usable (all lost
+	 * or ANA inaccessible) I/O waits, as a single path's reconnect does. */
+	if (ld->nr_paths > 1 && !ld->lost) {
+		int waited = 0;
+
+		for (;;) {
+			int back = nvmeof_mp_reconnect(td, ld);
+
+			now = nvmf_now_ms();
+			if (!ld->lost && (waited || now >= ld->next_stop_check_ms)) {
+				ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
+				back |= nvmeof_mp_ana(td, ld);
+			}
+			if (ld->lost)
+				break;
+			if (nvmeof_mp_usable_any(ld)) {
+				if ((back || waited) && ld->backlog.head && (rc = nvmeof_post(td, ld)) < 0)
+					goto fatal;
+				break;
+			}
+			if (ld->nr_events >= (min ? min : 1))
+				break;
+			if (t) {
+				if (!deadline)
+					deadline = now + (uint64_t)t->tv_sec * 1000 +
+						   (uint64_t)t->tv_nsec / 1000000;
+				if (now >= deadline)
+					break;
+			}
+			if (nvmeof_stop_requested(td, ld)) {
+				static const char stopped[] = "fio stopped the job while no path was "
+							      "usable";
+
+				nvmeof_mp_reconnect(td, ld);  /* gives every reconnecting path up */
+				if (!ld->lost && ld->nr_q) {
+					nvmeof_abandon_all(ld, -ENOTCONN, stopped);
+					nvmeof_lane_lost(td, ld, -ENOTCONN, stopped);
+				} else if (!ld->lost) {
+					nvmeof_mp_all_lost(td, ld);
+				}
+				break;
+			}
+			/* ANA is polled by each controller's keep-alive thread */
+			usleep(NVMEOF_STOP_CHECK_MS * 1000);
+			waited = 1;
+		}
+		deadline = 0;
+		if (!ld->lost && !nvmeof_mp_usable_any(ld))
+			return nvmeof_hand_out(td, ld, max);
+	}
 	/* A lost lane holds nothing more: hand back what it failed, never wait. */
 	if (ld->lost || ld->reconnecting)
 		return nvmeof_hand_out(td, ld, max);
@@ -990,10 +1565,10 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 
 			if (t && (deadline <= now || deadline - now < (uint64_t)wait_ms))
 				wait_ms = deadline <= now ? 0 : (int)(deadline - now);
-			rc = nvmf_lane_wait(ld->lane, wait_ms);
+			rc = nvmeof_reap_paths(ld, wait_ms);
 		} else {
 			/* poll mode, or hybrid where a spin can catch the next completion */
-			rc = nvmf_lane_reap(ld->lane);
+			rc = nvmeof_reap_paths(ld, -1);
 		}
 		if (rc > 0 && ld->hybrid_us)
 			nvmeof_hybrid_reaped(ld);

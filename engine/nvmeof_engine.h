@@ -9,6 +9,8 @@
 #include "fio.h"
 
 #include "nvmf_lane.h"
+#include "nvmf_mpath.h"
+#include "nvmf_trid.h"
 
 enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
 enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT, NVMEOF_COMPLETION_HYBRID };
@@ -54,6 +56,8 @@ struct nvmeof_options {
 	unsigned int gpudirect;
 	char        *io_queues;        /* "N" (1..NVMF_MAX_IO_QUEUES) or "auto" */
 	int          io_queue_pick;    /* NVMEOF_PICK_*: which queue an I/O goes to */
+	int          mp_policy;        /* enum nvmf_mp_policy */
+	char        *mp_stats;         /* append the failover record here (JSON lines) */
 	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
 };
 
@@ -63,6 +67,8 @@ struct nvmeof_file {
 	char                 trsvcid[32];
 	char                 subnqn[256];
 	int                  adrfam;
+	struct nvmf_addr     paths[NVMF_MAX_PATHS]; /* traddr's list; [0] is traddr/trsvcid */
+	unsigned             nr_paths;
 	struct nvmf_ns_info  ns;
 	unsigned             lba_shift;
 	struct nvmf_io_limits lim;
@@ -107,6 +113,9 @@ struct nvmeof_file *nvmeof_file_alloc(struct thread_data *td);
 void nvmeof_files_free(struct thread_data *td);
 int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 		      struct nvmf_lane_opts *lo, char *hostnqn, size_t nqnlen);
+/* Path i's local address (host_traddr: one for all, or a list of one per path) in buf; NULL
+ * when none is set.  Checked by setup: a list of another length than traddr's is refused. */
+const char *nvmeof_path_host_traddr(struct thread_data *td, unsigned i, char *buf, size_t len);
 /* fio's setup callback: resolve each file to a namespace (probed in a child process). */
 int  fio_nvmeof_setup(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */

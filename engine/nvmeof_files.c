@@ -120,6 +120,35 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 		 o->traddr ? o->traddr : "");
 	snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", rc && t.trsvcid[0] ? t.trsvcid :
 		 o->trsvcid && *o->trsvcid ? o->trsvcid : "4420");
+	nf->nr_paths = 1;
+	/* traddr= may list several paths (multipath); a transport ID names one. */
+	if (!(rc && t.traddr[0]) && nf->traddr[0]) {
+		if (nvmf_addr_list_parse(o->traddr, nf->paths, NVMF_MAX_PATHS, &nf->nr_paths, err,
+					 sizeof(err))) {
+			nvmeof_job_err(td, "%s\n", err);
+			return -EINVAL;
+		}
+		for (unsigned i = 0; i < nf->nr_paths; i++)
+			if (!nf->paths[i].trsvcid[0])
+				snprintf(nf->paths[i].trsvcid, sizeof(nf->paths[i].trsvcid), "%s",
+					 nf->trsvcid);
+		snprintf(nf->traddr, sizeof(nf->traddr), "%s", nf->paths[0].traddr);
+		snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", nf->paths[0].trsvcid);
+	} else {
+		snprintf(nf->paths[0].traddr, sizeof(nf->paths[0].traddr), "%s", nf->traddr);
+		snprintf(nf->paths[0].trsvcid, sizeof(nf->paths[0].trsvcid), "%s", nf->trsvcid);
+	}
+	if (o->host_traddr && strchr(o->host_traddr, ',')) {
+		unsigned commas = 0;
+
+		for (const char *c = o->host_traddr; *c; c++)
+			commas += *c == ',';
+		if (commas + 1 != nf->nr_paths) {
+			nvmeof_job_err(td, "host_traddr lists %u addresses but traddr %u path(s): give "
+				       "one for all paths or one per path\n", commas + 1, nf->nr_paths);
+			return -EINVAL;
+		}
+	}
 	snprintf(nf->subnqn, sizeof(nf->subnqn), "%s", rc && t.subnqn[0] ? t.subnqn :
 		 o->subnqn ? o->subnqn : "");
 	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam : oaf;
@@ -172,7 +201,8 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	lo->traddr = nf->traddr;
 	lo->trsvcid = nf->trsvcid;
 	lo->adrfam = nf->adrfam;
-	lo->host_traddr = o->host_traddr && *o->host_traddr ? o->host_traddr : NULL;
+	lo->host_traddr = o->host_traddr && *o->host_traddr && !strchr(o->host_traddr, ',') ?
+			  o->host_traddr : NULL;
 	lo->subnqn = nf->subnqn;
 	lo->hostnqn = hostnqn;
 	lo->connect_timeout_ms = o->connect_timeout;
@@ -187,6 +217,21 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 	/* Tests only: a lane that asks for keep-alive and never sends it (to see it lost). */
 	lo->keepalive_off = nvmeof_test_knob("FIO_NVMEOF_TEST_KEEPALIVE_OFF") != NULL;
 	return 0;
+}
+
+const char *nvmeof_path_host_traddr(struct thread_data *td, unsigned i, char *buf, size_t len)
+{
+	struct nvmeof_options *o = td->eo;
+	const char *p = o->host_traddr;
+
+	if (!p || !*p)
+		return NULL;
+	while (i && (p = strchr(p, ',')))
+		p++, i--;
+	if (!p)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+	return buf[0] ? buf : NULL;
 }
 
 static int nvmeof_same_subsystem(const struct nvmeof_file *a, const struct nvmeof_file *b)

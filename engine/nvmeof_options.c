@@ -272,8 +272,9 @@ struct fio_option nvmeof_fio_options[] = {
 		.lname    = "NVMe/RDMA target address",
 		.type     = FIO_OPT_STR_STORE,
 		.off1     = offsetof(struct nvmeof_options, traddr),
-		.help     = "Target address (IPv4/IPv6 of the target's RDMA port); required unless "
-			    "filename is a transport ID",
+		.help     = "Target address (IPv4/IPv6 of the target's RDMA port), or a comma list "
+			    "of paths to one subsystem (ADDR, ADDR:PORT, [V6]:PORT): multipath; "
+			    "required unless filename is a transport ID",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -327,7 +328,8 @@ struct fio_option nvmeof_fio_options[] = {
 		.type     = FIO_OPT_STR_STORE,
 		.off1     = offsetof(struct nvmeof_options, host_traddr),
 		.help     = "Local address to connect from (picks the HCA/port), as nvme-cli's "
-			    "--host-traddr",
+			    "--host-traddr; with several paths, one address or a comma list of one "
+			    "per path",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},
@@ -618,6 +620,35 @@ struct fio_option nvmeof_fio_options[] = {
 				  "set: queue k mod io_queues), least busy of its queues if it has "
 				  "several" },
 		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "mp_policy",
+		.lname    = "Multipath I/O policy",
+		.type     = FIO_OPT_STR,
+		.off1     = offsetof(struct nvmeof_options, mp_policy),
+		.def      = "numa",
+		.help     = "With several paths (traddr list), which path an I/O takes (the kernel's "
+			    "iopolicy names); only ANA optimized paths, non-optimized when none is",
+		.posval   = {
+			{ .ival = "numa", .oval = NVMF_MP_NUMA,
+			  .help = "The first usable path takes all I/O, the others stand by" },
+			{ .ival = "round-robin", .oval = NVMF_MP_ROUND_ROBIN,
+			  .help = "Usable paths in turn" },
+			{ .ival = "queue-depth", .oval = NVMF_MP_QUEUE_DEPTH,
+			  .help = "The usable path with the fewest commands outstanding" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "mp_stats",
+		.lname    = "Multipath statistics file",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, mp_stats),
+		.help     = "With several paths: append each job's paths, failovers and recovery "
+			    "times to this file, one JSON object per line",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

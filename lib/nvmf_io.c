@@ -317,9 +317,10 @@ int nvmf_io_requeue_lost(struct nvmf_queue *const *qs, unsigned nq, struct nvmf_
 				nvmf_queue_put(q, &q->reqs[i]);
 		q->nr_staged = 0;
 	}
-	/* Posted: the target may have run them; resubmitted once when asked, else failed. */
+	/* Posted: the target may have run them; resubmitted while under the count asked for,
+	 * else failed. */
 	for (unsigned i = 0; i < nposted; i++) {
-		if (resubmit && !ios[i]->resubmits)
+		if (ios[i]->resubmits < resubmit)
 			continue;
 		ios[i]->err = err;
 		ios[i]->parts_left = 0;

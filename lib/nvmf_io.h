@@ -40,7 +40,8 @@ struct nvmf_io {
 	uint16_t  status;      /* first failing NVMe status, (SCT << 8) | SC; 0: success */
 	uint8_t   status_opc;  /* opcode of the command that failed */
 	int       err;         /* negative errno: the command never completed */
-	uint8_t   resubmits;   /* times resubmitted after a reconnect */
+	uint8_t   resubmits;   /* times resubmitted after a reconnect or moved to another path */
+	uint8_t   path;        /* the caller's: the path it was staged on (multipath) */
 };
 
 /* Commands this I/O needs under the limits. */
@@ -97,11 +98,12 @@ void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *comp
 void nvmf_io_backlog_add(struct nvmf_io_backlog *bl, const struct nvmf_io_limits *lim,
 			 struct nvmf_io *io, int at_head);
 
-/* The connection went and a reconnect may follow: every I/O with commands on the queues
- * qs[0..nq) leaves them.  One never posted (every command staged: the target never saw it)
- * goes back to bl, to be posted after the reconnect.  One with a command posted (the target
- * may have run it) goes back too when resubmit and it was not resubmitted before (counted in
- * io->resubmits), else it completes with err through cpl.  Those going back go to bl's head,
+/* The connection went and a reconnect (or another path) may follow: every I/O with commands
+ * on the queues qs[0..nq) leaves them.  One never posted (every command staged: the target
+ * never saw it) goes back to bl, to be posted after the reconnect.  One with a command posted
+ * (the target may have run it) goes back too while it was resubmitted fewer than resubmit
+ * times (counted in io->resubmits; 1: once, as retry_on_reconnect), else it completes with
+ * err through cpl.  Those going back go to bl's head,
  * posted ones first, before anything already waiting.  The queues' slots are freed without
  * completions.  0, or -ENOMEM with nothing changed. */
 struct nvmf_io_lost {

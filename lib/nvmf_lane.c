@@ -14,6 +14,7 @@
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
 
+#define NVMF_MAX_PATHS_WAIT 16    /* lanes one nvmf_lanes_wait sleeps on */
 #define NVMF_SCRATCH_SIZE 8192      /* Identify data (4 KiB) and Connect data (1 KiB) */
 #define NVMF_SHUTDOWN_MAX_MS 5000
 #define NVMF_HURRIED_STEP_MS 250   /* per teardown step when the target stopped answering */
@@ -32,6 +33,20 @@ struct nvmf_keepalive {
 	unsigned        timeout_ms;
 	int             failed;      /* negative errno; __atomic, msg written before it */
 	char            msg[NVMF_ERR_LEN];
+	unsigned        ana_ms;      /* read the ANA log this often (0: the controller has no ANA) */
+	int             ana_want;    /* __atomic: read it at once (a path status was seen) */
+};
+
+/* The ANA groups as the controller last reported them: the keep-alive thread writes, the I/O
+ * path reads a copy when `gen` moved (checked without the lock). */
+#define NVMF_ANA_MAX_GROUPS 32
+struct nvmf_ana {
+	pthread_mutex_t lock;
+	unsigned        gen;         /* __atomic: bumped after each successful read */
+	unsigned        nr;
+	uint32_t        grpid[NVMF_ANA_MAX_GROUPS];
+	uint8_t         state[NVMF_ANA_MAX_GROUPS];
+	char            err[NVMF_ERR_LEN]; /* the last read's failure, "" after a good one */
 };
 
 struct nvmf_lane {
@@ -51,6 +66,7 @@ struct nvmf_lane {
 	int                     dead;        /* nvmf_lane_kill: no shutdown handshake */
 	int                     discovery;   /* subnqn is the discovery NQN: admin queue only */
 	struct nvmf_keepalive   ka;
+	struct nvmf_ana         ana;
 	unsigned                admin_timeout_ms;
 	uint64_t                next_admin_cm_check_ms;  /* nvmf_lane_check's admin clock */
 	struct nvmf_lane_info   info;
@@ -261,6 +277,124 @@ static int nvmf_identify(struct nvmf_lane *lane, uint8_t cns, uint32_t nsid, uin
 	return 0;
 }
 
+static int nvmf_keepalive_wait(void *ctx, int timeout_ms);
+
+/* ---- ANA ---------------------------------------------------------------------------------- */
+#define NVMF_ANA_LOG_MAX  4096      /* header + 32 groups (read groups only) */
+#define NVMF_ANA_POLL_MS  1000      /* no Asynchronous Event Request yet: the log is polled */
+
+/* Get Log Page, ANA (0Ch), into the scratch buffer at offset 4096 (Identify uses the first
+ * 4 KiB; the keep-alive thread is the only user once the lane is up).  threaded: the keep-alive
+ * thread, which sleeps while it waits; 0: bring-up, which polls. */
+static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, uint8_t **log)
+{
+	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_req *req = nvmf_queue_get(q, NULL);
+	uint8_t *buf = lane->scratch + NVME_IDENTIFY_SIZE;
+	struct nvme_sqe *c;
+	struct nvme_cqe cqe;
+	int rc;
+
+	if (!req)
+		return -EBUSY;
+	c = nvmf_req_sqe(q, req);
+	memset(buf, 0, NVMF_ANA_LOG_MAX);
+	/* groups only (RGO: no NSID lists, so many namespaces still fit; a controller that sends
+	 * them anyway is parsed as well); RAE 1: an AEN is not ours to clear */
+	nvme_cmd_get_log_page(c, NVME_LOG_ANA, NVME_ANA_LSP_RGO, 0xffffffffu, NVMF_ANA_LOG_MAX, 0, 1);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)buf, NVMF_ANA_LOG_MAX, lane->scratch_mr->rkey);
+	if (threaded)
+		rc = nvmf_queue_exec_wait(q, req, lane->ka.timeout_ms, &cqe, nvmf_keepalive_wait, lane);
+	else
+		rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, &cqe);
+	if (rc)
+		return rc;
+	if (nvme_status_code(le16toh(cqe.status)))
+		return (int)nvme_status_code(le16toh(cqe.status));
+	*log = buf;
+	return 0;
+}
+
+static int nvmf_ana_parse(const uint8_t *log, size_t len, struct nvmf_ana *a, char *why,
+			  size_t whylen)
+{
+	struct nvme_ana_group g[NVMF_ANA_MAX_GROUPS];
+	uint64_t chgcnt;
+	unsigned n;
+	int rc = nvme_ana_log_parse(log, len, &chgcnt, g, NVMF_ANA_MAX_GROUPS, &n, why, whylen);
+
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		a->grpid[i] = g[i].grpid;
+		a->state[i] = g[i].state;
+	}
+	a->nr = n;
+	return 0;
+}
+
+/* Read the ANA log and publish it (a failure is kept in ana.err; the states stay). */
+static int nvmf_ana_refresh(struct nvmf_lane *lane, int threaded)
+{
+	struct nvmf_ana fresh;
+	uint8_t *log = NULL;
+	char why[NVMF_ERR_LEN] = "";
+	int rc = nvmf_ana_get_log(lane, threaded, &log);
+
+	if (rc > 0)
+		snprintf(why, sizeof(why), "ANA log: Get Log Page failed with status 0x%03x", rc);
+	else if (rc < 0)
+		snprintf(why, sizeof(why), "ANA log: %s", strerror(-rc));
+	else
+		rc = nvmf_ana_parse(log, NVMF_ANA_LOG_MAX, &fresh, why, sizeof(why));
+	pthread_mutex_lock(&lane->ana.lock);
+	if (!rc) {
+		lane->ana.nr = fresh.nr;
+		memcpy(lane->ana.grpid, fresh.grpid, sizeof(fresh.grpid));
+		memcpy(lane->ana.state, fresh.state, sizeof(fresh.state));
+		lane->ana.err[0] = 0;
+	} else {
+		snprintf(lane->ana.err, sizeof(lane->ana.err), "%s", why);
+	}
+	pthread_mutex_unlock(&lane->ana.lock);
+	if (!rc)
+		__atomic_add_fetch(&lane->ana.gen, 1, __ATOMIC_RELEASE);
+	return rc;
+}
+
+unsigned nvmf_lane_ana_gen(const struct nvmf_lane *lane)
+{
+	return __atomic_load_n(&lane->ana.gen, __ATOMIC_ACQUIRE);
+}
+
+int nvmf_lane_ana_state(struct nvmf_lane *lane, uint32_t grpid, char *err, size_t errlen)
+{
+	int st = 0;
+
+	if (!lane->info.ana_reporting)
+		return 0;
+	pthread_mutex_lock(&lane->ana.lock);
+	for (unsigned i = 0; i < lane->ana.nr; i++)
+		if (lane->ana.grpid[i] == grpid)
+			st = lane->ana.state[i];
+	if (err && errlen)
+		snprintf(err, errlen, "%s", lane->ana.err);
+	pthread_mutex_unlock(&lane->ana.lock);
+	return st;
+}
+
+void nvmf_lane_ana_poke(struct nvmf_lane *lane)
+{
+	struct nvmf_keepalive *ka = &lane->ka;
+
+	if (!ka->running || !ka->ana_ms)
+		return;
+	__atomic_store_n(&ka->ana_want, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&ka->lock);
+	pthread_cond_signal(&ka->cond);
+	pthread_mutex_unlock(&ka->lock);
+}
+
 static void nvmf_copy_trim(char *dst, const void *src, size_t n)
 {
 	memcpy(dst, src, n);
@@ -444,6 +578,7 @@ static int nvmf_identify_ctrl(struct nvmf_lane *lane)
 	in->ioccsz_bytes = le32toh(id->ioccsz) * 16;
 	in->icdoff = le16toh(id->icdoff);
 	in->sgls = le32toh(id->sgls);
+	in->ana_reporting = (id->cmic & NVME_ID_CTRL_CMIC_ANA) != 0;
 	if (!(in->sgls & 0x4))
 		return nvmf_lane_errf(lane, -EOPNOTSUPP, "controller does not support keyed SGL data "
 				      "blocks (SGLS 0x%08x)", in->sgls);
@@ -482,6 +617,7 @@ int nvmf_lane_identify_ns(struct nvmf_lane *lane, uint32_t nsid, struct nvmf_ns_
 	ns->flbas = id->flbas;
 	ns->dps = id->dps;
 	ns->nsfeat = id->nsfeat;
+	ns->anagrpid = le32toh(id->anagrpid);
 	return 0;
 }
 
@@ -498,6 +634,20 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct
 int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 {
 	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
+}
+
+int nvmf_lanes_wait(struct nvmf_lane *const *lanes, unsigned n, int timeout_ms)
+{
+	struct nvmf_rdma_queue *const *sets[NVMF_MAX_PATHS_WAIT];
+	unsigned ns[NVMF_MAX_PATHS_WAIT], k = 0;
+
+	for (unsigned i = 0; i < n && k < NVMF_MAX_PATHS_WAIT; i++) {
+		if (!lanes[i]->nr_ioqs)
+			continue;
+		sets[k] = lanes[i]->ioqs;
+		ns[k++] = lanes[i]->nr_ioqs;
+	}
+	return nvmf_rdma_sets_wait(sets, ns, k, timeout_ms);
 }
 
 int nvmf_lane_reap(struct nvmf_lane *lane)
@@ -629,18 +779,24 @@ static int nvmf_keepalive_once(struct nvmf_lane *lane)
 	return 0;
 }
 
+/* Keep-alive every interval_ms (0: none asked for) and, where the controller reports ANA, the
+ * ANA log every ana_ms or at once when asked (nvmf_lane_ana_poke). */
 static void *nvmf_keepalive_thread(void *arg)
 {
 	struct nvmf_lane *lane = arg;
 	struct nvmf_keepalive *ka = &lane->ka;
+	uint64_t now = nvmf_now_ms();
+	uint64_t ka_due = ka->interval_ms ? now + ka->interval_ms : UINT64_MAX;
+	uint64_t ana_due = ka->ana_ms ? now + ka->ana_ms : UINT64_MAX;
 	int rc = 0;
 
 	pthread_mutex_lock(&ka->lock);
 	while (!ka->stop) {
 		struct timespec ts;
-		uint64_t due = nvmf_now_ms() + ka->interval_ms;
+		uint64_t due = ka_due < ana_due ? ka_due : ana_due;
 
-		while (!ka->stop && nvmf_now_ms() < due) {
+		while (!ka->stop && nvmf_now_ms() < due &&
+		       !__atomic_load_n(&ka->ana_want, __ATOMIC_ACQUIRE)) {
 			ts.tv_sec = (time_t)(due / 1000);
 			ts.tv_nsec = (long)(due % 1000) * 1000000;
 			pthread_cond_timedwait(&ka->cond, &ka->lock, &ts);
@@ -648,7 +804,19 @@ static void *nvmf_keepalive_thread(void *arg)
 		if (ka->stop)
 			break;
 		pthread_mutex_unlock(&ka->lock);
-		rc = lane->opts.keepalive_off ? 0 : nvmf_keepalive_once(lane);
+		now = nvmf_now_ms();
+		rc = 0;
+		if (now >= ka_due) {
+			ka_due = now + ka->interval_ms;
+			rc = lane->opts.keepalive_off ? 0 : nvmf_keepalive_once(lane);
+		}
+		if (!rc && ka->ana_ms && (now >= ana_due ||
+					   __atomic_exchange_n(&ka->ana_want, 0, __ATOMIC_ACQ_REL))) {
+			ana_due = now + ka->ana_ms;
+			/* A lost admin queue shows in keep-alive and the CM check; a failed read
+			 * only leaves the states as they were (ana.err says why). */
+			nvmf_ana_refresh(lane, 1);
+		}
 		pthread_mutex_lock(&ka->lock);
 		if (rc) {
 			__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
@@ -665,9 +833,10 @@ static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
 	pthread_condattr_t ca;
 	int rc;
 
-	ka->interval_ms = nvmf_policy_keepalive_interval(kato_ms, lane->info.keepalive_why,
-							 sizeof(lane->info.keepalive_why));
-	ka->timeout_ms = kato_ms < lane->admin_timeout_ms ? kato_ms : lane->admin_timeout_ms;
+	ka->interval_ms = kato_ms ? nvmf_policy_keepalive_interval(kato_ms, lane->info.keepalive_why,
+								   sizeof(lane->info.keepalive_why)) : 0;
+	ka->ana_ms = lane->info.ana_reporting ? NVMF_ANA_POLL_MS : 0;
+	ka->timeout_ms = kato_ms && kato_ms < lane->admin_timeout_ms ? kato_ms : lane->admin_timeout_ms;
 	if (ka->timeout_ms < 1000)
 		ka->timeout_ms = 1000;
 	ka->stop = 0;
@@ -805,8 +974,9 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 	if (lane->scratch_mr)
 		ibv_dereg_mr(lane->scratch_mr);
 	nvmf_rdma_queue_destroy(lane->aq);
-	if (lane->pd)
+	if (lane->pd && !lane->opts.pd)
 		ibv_dealloc_pd(lane->pd);
+	pthread_mutex_destroy(&lane->ana.lock);
 	free(lane->scratch);
 	free(lane);
 }
@@ -924,7 +1094,12 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		in->kato_ms = nvmf_get_kato(lane);
 		if (!in->kato_ms && opts->kato_ms)
 			in->kato_ms = opts->kato_ms;   /* the controller did not say: trust the ask */
-		if (in->kato_ms && (rc = nvmf_keepalive_start(lane, in->kato_ms)))
+			/* ANA: the states now, then polled by the keep-alive thread (which runs for that
+		 * alone when no keep-alive is due). */
+		if (in->ana_reporting && (rc = nvmf_ana_refresh(lane, 0)))
+			return nvmf_lane_errf(lane, rc < 0 ? rc : -EIO, "%s", lane->ana.err);
+		if ((in->kato_ms || in->ana_reporting) &&
+		    (rc = nvmf_keepalive_start(lane, in->kato_ms)))
 			return rc;
 	}
 	return 0;
@@ -943,6 +1118,7 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 	if (!lane)
 		return -ENOMEM;
 	lane->opts = *opts;
+	pthread_mutex_init(&lane->ana.lock, NULL);
 	if (!opts->traddr || !*opts->traddr) {
 		rc = nvmf_lane_errf(lane, -EINVAL, "traddr is required (the target's address)");
 		goto fail;
@@ -986,6 +1162,9 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		lane->have_src = 1;
 	}
 
+	/* Another lane's protection domain (the paths of one job): memory registered once
+	 * serves every path on that device. */
+	lane->pd = opts->pd;
 	if ((rc = nvmf_lane_bring_up(lane)))
 		goto fail;
 	*out = lane;

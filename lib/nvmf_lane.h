@@ -22,6 +22,8 @@
  * says keyed (nvmf_policy.h); ON: whenever the controller offers them. */
 enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
 
+struct ibv_pd;
+
 struct nvmf_lane_opts {
 	const char *traddr;
 	const char *trsvcid;          /* default "4420" */
@@ -47,6 +49,8 @@ struct nvmf_lane_opts {
 				       * fewer granted than io_queues fails the connect */
 	unsigned    kato_ms;          /* Keep Alive Timeout asked for in the admin Connect; 0: none */
 	int         keepalive_off;    /* tests only: never send Keep Alive (to see it lost) */
+	struct ibv_pd *pd;            /* share this protection domain (another lane's, on the
+				       * same RDMA device; it must outlive this lane); NULL: own */
 };
 
 struct nvmf_lane_info {
@@ -78,6 +82,7 @@ struct nvmf_lane_info {
 	uint8_t  ack_timeout;          /* the admin QP's local ACK timeout exponent (ibv_query_qp) */
 	char     local_addr[64];
 	char     remote_addr[64];
+	int      ana_reporting;       /* CMIC bit 3: the ANA log is read, then polled */
 };
 
 struct nvmf_ns_info {
@@ -88,6 +93,7 @@ struct nvmf_ns_info {
 	uint8_t  flbas;
 	uint8_t  dps;
 	uint8_t  nsfeat;
+	uint32_t anagrpid;            /* ANA group (0: none) */
 };
 
 struct nvmf_lane;
@@ -162,9 +168,20 @@ typedef int (*nvmf_csts_read_fn)(void *ctx, uint32_t *csts);
 int  nvmf_csts_wait(nvmf_csts_read_fn read_csts, void *ctx, uint32_t mask, uint32_t want,
 		    unsigned timeout_ms, uint32_t *last);
 
+/* ANA (a controller with ana_reporting): the keep-alive thread reads the ANA log at bring-up,
+ * every second, and at once after nvmf_lane_ana_poke (a path status seen).  ana_gen moves
+ * after each read (cheap: no lock); ana_state is grpid's state then (enum nvme_ana_state; 0:
+ * not reported), with the last read's failure in err ("" when it succeeded). */
+unsigned nvmf_lane_ana_gen(const struct nvmf_lane *lane);
+int  nvmf_lane_ana_state(struct nvmf_lane *lane, uint32_t grpid, char *err, size_t errlen);
+void nvmf_lane_ana_poke(struct nvmf_lane *lane);
+
+/* Wait up to timeout_ms for completions on the I/O queues of n lanes (the paths of one job):
+ * as nvmf_lane_wait, sleeping on all of them at once. */
+int  nvmf_lanes_wait(struct nvmf_lane *const *lanes, unsigned n, int timeout_ms);
+
 /* The lane's protection domain (struct ibv_pd *): memory backends register on it
  * (lib/nvmf_mem_lane.c).  Valid until nvmf_lane_destroy: deregister first. */
-struct ibv_pd;
 struct ibv_pd *nvmf_lane_pd(struct nvmf_lane *lane);
 
 #endif

@@ -658,23 +658,37 @@ int nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n)
 	return c < 0 ? c : sum;
 }
 
-int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
+/* Reap every set once: the commands completed on all of them, or the first error. */
+static int nvmf_rdma_sets_process(struct nvmf_rdma_queue *const *const *sets, const unsigned *ns,
+				  unsigned nsets)
+{
+	int sum = 0, c;
+
+	for (unsigned s = 0; s < nsets; s++) {
+		if ((c = nvmf_rdma_queues_process(sets[s], ns[s])) < 0)
+			return c;
+		sum += c;
+	}
+	return sum;
+}
+
+int nvmf_rdma_sets_wait(struct nvmf_rdma_queue *const *const *sets, const unsigned *ns,
+			unsigned nsets, int timeout_ms)
 {
 	struct pollfd pfd[NVMF_RDMA_WAIT_MAX];
+	struct nvmf_rdma_cq *cqs[NVMF_RDMA_WAIT_MAX];
 	struct ibv_cq *ibcq;
 	void *cq_ctx;
-	unsigned ncq;
+	unsigned ncq = 0;
 	int c;
 
-	if (!n)
+	if (!nsets || !ns[0])
 		return 0;
-	if (n > NVMF_RDMA_WAIT_MAX)
-		n = NVMF_RDMA_WAIT_MAX;
 	/* Whatever is there already is reaped without arming or sleeping: while completions
 	 * keep coming, event mode costs no more than polling. */
-	if (!rqs[0]->use_events)
-		return nvmf_rdma_queues_process(rqs, n);
-	if ((c = nvmf_rdma_queues_process(rqs, n)))
+	if (!sets[0][0]->use_events)
+		return nvmf_rdma_sets_process(sets, ns, nsets);
+	if ((c = nvmf_rdma_sets_process(sets, ns, nsets)))
 		return c;
 	/* Before arming and sleeping, let whatever else is runnable on this CPU go first (with a
 	 * software RDMA device that is the work producing the next completions) and reap again:
@@ -682,30 +696,33 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	 * took event mode from 0.63 to 0.24 context switches per I/O at QD128; in another it
 	 * showed no gain (docs/benchmarks.md).  It costs one system call per sleep. */
 	sched_yield();
-	if ((c = nvmf_rdma_queues_process(rqs, n)))
+	if ((c = nvmf_rdma_sets_process(sets, ns, nsets)))
 		return c;
-	/* The CQs to sleep on: the lane's shared one, or each queue's own. */
-	ncq = rqs[0]->scq ? 1 : n;
-	for (unsigned i = 0; i < ncq; i++) {
-		struct nvmf_rdma_cq *cq = rqs[i]->cq;
+	/* The CQs to sleep on: each set's shared one, or each queue's own. */
+	for (unsigned s = 0; s < nsets; s++) {
+		unsigned n = sets[s][0]->scq ? 1 : ns[s];
 
-		if (cq->armed)
+		for (unsigned i = 0; i < n && ncq < NVMF_RDMA_WAIT_MAX; i++)
+			cqs[ncq++] = sets[s][i]->cq;
+	}
+	for (unsigned i = 0; i < ncq; i++) {
+		if (cqs[i]->armed)
 			continue;
-		if ((c = nvmf_rc_positive(ibv_req_notify_cq(cq->cq, 0))))
+		if ((c = nvmf_rc_positive(ibv_req_notify_cq(cqs[i]->cq, 0))))
 			return c;
-		cq->armed = 1;
+		cqs[i]->armed = 1;
 	}
 	/* Anything that landed before arming is reaped now; later ones wake a channel. */
-	if ((c = nvmf_rdma_queues_process(rqs, n)))
+	if ((c = nvmf_rdma_sets_process(sets, ns, nsets)))
 		return c;
 	for (unsigned i = 0; i < ncq; i++) {
-		pfd[i].fd = rqs[i]->cq->cc->fd;
+		pfd[i].fd = cqs[i]->cc->fd;
 		pfd[i].events = POLLIN;
 		pfd[i].revents = 0;
 	}
 	if (poll(pfd, ncq, timeout_ms) > 0) {
 		for (unsigned i = 0; i < ncq; i++) {
-			struct nvmf_rdma_cq *cq = rqs[i]->cq;
+			struct nvmf_rdma_cq *cq = cqs[i];
 
 			if (!(pfd[i].revents & POLLIN) || ibv_get_cq_event(cq->cc, &ibcq, &cq_ctx))
 				continue;
@@ -716,7 +733,14 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 			}
 		}
 	}
-	return nvmf_rdma_queues_process(rqs, n);
+	return nvmf_rdma_sets_process(sets, ns, nsets);
+}
+
+int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
+{
+	if (n > NVMF_RDMA_WAIT_MAX)
+		n = NVMF_RDMA_WAIT_MAX;
+	return nvmf_rdma_sets_wait(&rqs, &n, 1, timeout_ms);
 }
 
 void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq)

@@ -100,5 +100,9 @@ int  nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n);
  * until one signals or timeout_ms passes.  Poll mode: reap once.  Commands completed on all of
  * them, or a negative errno. */
 int  nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms);
+/* The same over nsets sets of queues (each one lane's: sets[s][0..ns[s])), sleeping on all
+ * their CQs at once (at most 64 channels). */
+int  nvmf_rdma_sets_wait(struct nvmf_rdma_queue *const *const *sets, const unsigned *ns,
+			 unsigned nsets, int timeout_ms);
 
 #endif

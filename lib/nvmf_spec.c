@@ -138,12 +138,12 @@ static const char *const media_names[256] = {
 
 static const char *const path_names[256] = {
 	[0x00] = "Internal Path Error",
-	[0x60] = "Asymmetric Access Persistent Loss",
-	[0x61] = "Asymmetric Access Inaccessible",
-	[0x62] = "Asymmetric Access Transition",
-	[0x70] = "Controller Pathing Error",
-	[0x71] = "Host Pathing Error",
-	[0x72] = "Command Aborted By Host",
+	[0x01] = "Asymmetric Access Persistent Loss",
+	[0x02] = "Asymmetric Access Inaccessible",
+	[0x03] = "Asymmetric Access Transition",
+	[0x60] = "Controller Pathing Error",
+	[0x70] = "Host Pathing Error",
+	[0x71] = "Command Aborted By Host",
 };
 
 const char *nvme_status_name(unsigned sct, unsigned sc, int fabrics_cmd)

@@ -162,6 +162,19 @@ static inline uint64_t nvmf_get_le64(const uint8_t *p)
 #define NVME_SCT_PATH           3
 #define NVME_SCT_VENDOR         7
 
+/* Path related status codes (Status Code Type 3h) */
+#define NVME_SC_INTERNAL_PATH_ERROR  0x00
+#define NVME_SC_ANA_PERSISTENT_LOSS  0x01
+#define NVME_SC_ANA_INACCESSIBLE     0x02
+#define NVME_SC_ANA_TRANSITION       0x03
+#define NVME_SC_CTRL_PATH_ERROR      0x60
+#define NVME_SC_HOST_PATH_ERROR      0x70
+#define NVME_SC_HOST_ABORTED_CMD     0x71
+
+/* Identify Controller CMIC: bit 3, the controller reports ANA */
+#define NVME_ID_CTRL_CMIC_ANA      (1u << 3)
+
+
 /* Identify Controller bits the initiator looks at */
 #define NVME_ID_CTRL_ONCS_DSM      (1u << 2)
 #define NVME_ID_CTRL_VWC_PRESENT   (1u << 0)

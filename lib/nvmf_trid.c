@@ -91,3 +91,95 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 	}
 	return 1;
 }
+
+static int nvmf_port_valid(const char *s)
+{
+	unsigned long v = 0;
+
+	if (!*s || strlen(s) > 5)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	return v >= 1 && v <= 65535;
+}
+
+/* One entry of the list, [b, e): the address and the port, if any. */
+static int nvmf_addr_entry(const char *b, const char *e, unsigned idx, struct nvmf_addr *a,
+			   char *err, size_t errlen)
+{
+	const char *addr = b, *addr_end = e, *port = NULL, *c;
+	size_t colons = 0;
+
+	for (c = b; c < e; c++)
+		colons += *c == ':';
+	if (b == e)
+		return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u is empty", idx + 1);
+	if (*b == '[') {
+		const char *rb = memchr(b, ']', (size_t)(e - b));
+
+		if (!rb || rb == b + 1)
+			return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s': a '[' "
+					 "without an address and ']'", idx + 1, (int)(e - b), b);
+		addr = b + 1;
+		addr_end = rb;
+		if (rb + 1 < e) {
+			if (rb[1] != ':')
+				return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s': "
+						 "want [ADDR]:PORT", idx + 1, (int)(e - b), b);
+			port = rb + 2;
+		}
+	} else if (colons == 1) {
+		addr_end = memchr(b, ':', (size_t)(e - b));
+		port = addr_end + 1;
+	}
+	if (addr_end == addr)
+		return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s' has no address",
+				 idx + 1, (int)(e - b), b);
+	if ((size_t)(addr_end - addr) >= sizeof(a->traddr))
+		return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u: the address is too long",
+				 idx + 1);
+	memcpy(a->traddr, addr, (size_t)(addr_end - addr));
+	a->traddr[addr_end - addr] = 0;
+	a->trsvcid[0] = 0;
+	if (port) {
+		size_t plen = (size_t)(e - port);
+
+		if (plen >= sizeof(a->trsvcid) || (memcpy(a->trsvcid, port, plen),
+						   a->trsvcid[plen] = 0, !nvmf_port_valid(a->trsvcid)))
+			return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s': the port is "
+					 "not a number 1..65535", idx + 1, (int)(e - b), b);
+	}
+	return 0;
+}
+
+int nvmf_addr_list_parse(const char *s, struct nvmf_addr *out, unsigned max, unsigned *n,
+			 char *err, size_t errlen)
+{
+	const char *b = s, *e;
+	int rc;
+
+	*n = 0;
+	if (!s || !*s)
+		return nvmf_errf(err, errlen, -EINVAL, "traddr: no address");
+	for (;;) {
+		e = strchr(b, ',');
+		if (!e)
+			e = b + strlen(b);
+		if (*n == max)
+			return nvmf_errf(err, errlen, -EINVAL, "traddr: more than %u paths", max);
+		if ((rc = nvmf_addr_entry(b, e, *n, &out[*n], err, errlen)))
+			return rc;
+		for (unsigned i = 0; i < *n; i++)
+			if (!strcmp(out[i].traddr, out[*n].traddr) &&
+			    !strcmp(out[i].trsvcid, out[*n].trsvcid))
+				return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u repeats path "
+						 "%u (%.*s)", *n + 1, i + 1, (int)(e - b), b);
+		(*n)++;
+		if (!*e)
+			return 0;
+		b = e + 1;
+	}
+}

@@ -18,4 +18,18 @@ struct nvmf_trid {
  * (reason in err).  fio's "\:" escapes are accepted. */
 int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen);
 
+/* One path's address: where a controller of the subsystem listens. */
+struct nvmf_addr {
+	char traddr[256];
+	char trsvcid[32];       /* "" when the list did not give one */
+};
+
+/* A comma list of paths, as traddr= takes it: "ADDR", "ADDR:PORT", "[V6ADDR]" or
+ * "[V6ADDR]:PORT" per entry; an entry with more than one ':' and no brackets is an IPv6
+ * address without a port (so one plain IPv6 traddr means what it always did).  Ports are
+ * decimal 1..65535.  The number of entries in *n (at most max); 0, or -EINVAL with one line
+ * in err naming the entry. */
+int nvmf_addr_list_parse(const char *s, struct nvmf_addr *out, unsigned max, unsigned *n,
+			 char *err, size_t errlen);
+
 #endif

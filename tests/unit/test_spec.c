@@ -830,13 +830,14 @@ static void test_status_names(void)
 	CHECK_STR(nvme_status_name(2, 0x00, 0), "Unknown status");
 
 	CHECK_STR(nvme_status_name(3, 0x00, 0), "Internal Path Error");
-	CHECK_STR(nvme_status_name(3, 0x60, 0), "Asymmetric Access Persistent Loss");
-	CHECK_STR(nvme_status_name(3, 0x61, 0), "Asymmetric Access Inaccessible");
-	CHECK_STR(nvme_status_name(3, 0x62, 0), "Asymmetric Access Transition");
-	CHECK_STR(nvme_status_name(3, 0x70, 0), "Controller Pathing Error");
-	CHECK_STR(nvme_status_name(3, 0x71, 0), "Host Pathing Error");
-	CHECK_STR(nvme_status_name(3, 0x72, 0), "Command Aborted By Host");
-	CHECK_STR(nvme_status_name(3, 0x01, 0), "Unknown status");
+	/* NVMe Base 2.0, Path Related Status Values: 01h-03h ANA, 60h, 70h, 71h */
+	CHECK_STR(nvme_status_name(3, 0x01, 0), "Asymmetric Access Persistent Loss");
+	CHECK_STR(nvme_status_name(3, 0x02, 0), "Asymmetric Access Inaccessible");
+	CHECK_STR(nvme_status_name(3, 0x03, 0), "Asymmetric Access Transition");
+	CHECK_STR(nvme_status_name(3, 0x60, 0), "Controller Pathing Error");
+	CHECK_STR(nvme_status_name(3, 0x70, 0), "Host Pathing Error");
+	CHECK_STR(nvme_status_name(3, 0x71, 0), "Command Aborted By Host");
+	CHECK_STR(nvme_status_name(3, 0x04, 0), "Unknown status");
 
 	CHECK_STR(nvme_status_name(7, 0x00, 0), "Vendor Specific");
 	CHECK_STR(nvme_status_name(7, 0xc3, 1), "Vendor Specific");

@@ -1,0 +1,116 @@
+#!/bin/bash
+# Multipath in the guest: $NQN on port 1 ($TARGET_PORT) and on a second port (4421) on the same
+# Soft-RoCE address.  Every run verifies its data with fio's verify; the fault cases change the
+# target under a running job and check that no error reached fio, that the engine said what
+# it did, and that mp_stats recorded the failover with its recovery time.
+. "$(dirname "$0")/lib.sh"
+PORT2=$NVMET_CFG/ports/2
+P1="$TARGET_IP:$TARGET_PORT" P2="$TARGET_IP:4421"
+MP="--ioengine=external:$ENG --traddr=$TARGET_IP:$TARGET_PORT,$TARGET_IP:4421 --subnqn=$NQN"
+
+port2_on() {
+	mkdir "$PORT2"
+	echo rdma > "$PORT2/addr_trtype"; echo ipv4 > "$PORT2/addr_adrfam"
+	echo "$TARGET_IP" > "$PORT2/addr_traddr"; echo 4421 > "$PORT2/addr_trsvcid"
+	ln -s "$NVMET_CFG/subsystems/$NQN" "$PORT2/subsystems/$NQN"
+	sleep 1
+}
+port2_off() { rm "$PORT2/subsystems/$NQN"; rmdir "$PORT2"; }
+ana() { echo "$2" > "$NVMET_CFG/ports/$1/ana_groups/1/ana_state"; }
+
+port2_on
+grep -q . "$NVMET_CFG/ports/1/ana_groups/1/ana_state" ||
+	{ bad ana-configfs "no ports/1/ana_groups/1/ana_state on this kernel"; suite_end engine_mpath; }
+
+# ---- each policy, verified; where the I/O went -------------------------------------------
+VERIFY="--name=mp --rw=randwrite --bs=4k --size=8m --iodepth=16 --verify=crc32c --do_verify=1"
+for pol in numa round-robin queue-depth; do
+	run_fio "mp-$pol" w $MP --mp_policy=$pol $VERIFY
+	line=$(grep -o 'multipath .*' "$WORK/mp-$pol.log" | head -1)
+	n1=$(echo "$line" | grep -o "$P1 [0-9]* I/Os" | awk '{print $2}')
+	n2=$(echo "$line" | grep -o "$P2 [0-9]* I/Os" | awk '{print $2}')
+	grep -q "2 paths, mp_policy $pol" "$WORK/mp-$pol.log" ||
+		bad "mp-$pol-startline" "no '2 paths, mp_policy $pol' line"
+	case $pol in
+	numa)   [ "${n1:-0}" -gt 0 ] && [ "${n2:-x}" = 0 ] && ok "numa: every I/O on path 1 ($line)" ||
+			bad mp-numa-spread "want all on path 1: $line" ;;
+	*)      [ "${n1:-0}" -gt 100 ] && [ "${n2:-0}" -gt 100 ] && ok "$pol: both paths carried I/O ($n1, $n2)" ||
+			bad "mp-$pol-spread" "want both paths used: $line" ;;
+	esac
+done
+
+# ---- a running job while the target changes under it ---------------------------------------
+# FAULT_AT seconds into a 10 s verified random-write job, run FAULT; RESTORE at RESTORE_AT.
+JOB="--name=mpf --rw=randwrite --bs=4k --size=16m --iodepth=16 --verify=crc32c
+	--verify_backlog=64 --time_based --runtime=10 --ctrl_loss_tmo=30s --reconnect_delay=300ms"
+fault_run() {
+	local name=$1 fault=$2 restore=$3 extra=$4 rc
+	rm -f "$WORK/$name.mp.json"
+	timeout -k 5 120 fio --output-format=json --output="$WORK/$name.json" $MP $JOB $extra \
+		--mp_stats="$WORK/$name.mp.json" >"$WORK/$name.log" 2>&1 &
+	local pid=$!
+	sleep 3; eval "$fault"
+	sleep 3; eval "$restore"
+	wait $pid; rc=$?
+	fio_judge "$name" w $rc
+	if ! python3 - "$WORK/$name.mp.json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(recs) == 1, "want one record, got %d" % len(recs)
+r = recs[0]
+assert r["failovers"] >= 1, "no failover recorded"
+ev = r["events"][0]
+assert ev["recovered"], "the failover never recovered: %s" % ev
+print("failover: %s; %d I/Os moved; recovery %d ms (silent %d ms before)" % (
+    ev["why"], ev["ios_moved"], ev["recovery_ms"], ev["quiet_before_ms"]))
+PY
+	then bad "$name-stats" "mp_stats: $(cat "$WORK/$name.mp.json" 2>&1 | head -c 600)"; fi
+}
+
+fault_run mp-ana-flip "ana 1 inaccessible" "ana 1 optimized" ""
+grep -q "path $P1 leaves the I/O\|path $P1: ANA group 1 now inaccessible" "$WORK/mp-ana-flip.log" &&
+	ok "ANA inaccessible: I/O left path 1: $(grep -m1 -o "path $P1[^;]*" "$WORK/mp-ana-flip.log")" ||
+	bad mp-ana-leave "no line saying I/O left path 1"
+grep -q "path $P1: ANA group 1 now optimized: rejoins" "$WORK/mp-ana-flip.log" &&
+	ok "ANA optimized again: path 1 rejoins" || bad mp-ana-rejoin "no rejoin line"
+
+fault_run mp-port-removed "port_off" "port_on" ""
+grep -q "path $P1 lost: " "$WORK/mp-port-removed.log" &&
+	ok "port removed: $(grep -m1 -o "path $P1 lost: [^;]*; [0-9]* I/O(s) moved" "$WORK/mp-port-removed.log")" ||
+	bad mp-port-lost "no 'path ... lost' line"
+grep -q "path $P1 reconnected after" "$WORK/mp-port-removed.log" &&
+	ok "port back: $(grep -m1 -o "path $P1 reconnected after [0-9]* ms" "$WORK/mp-port-removed.log")" ||
+	bad mp-port-back "path 1 never reconnected"
+
+fault_run mp-port-removed-thread "port_off" "port_on" "--thread"
+grep -q "path $P1 lost: " "$WORK/mp-port-removed-thread.log" &&
+	ok "thread mode: path 1 lost and I/O moved" || bad mp-thread-lost "no 'path ... lost' line"
+
+# ---- both paths gone: the job ends with one line naming each -------------------------------
+t0=$(now_ms)
+timeout -k 5 120 fio --output-format=json --output="$WORK/mp-all.json" $MP --name=all \
+	--rw=randread --bs=4k --size=16m --iodepth=8 --time_based --runtime=30 \
+	--ctrl_loss_tmo=3s --reconnect_delay=500ms >"$WORK/mp-all.log" 2>&1 &
+pid=$!
+sleep 2; port_off; port2_off
+wait $pid; rc=$?
+port_on; port2_on
+dt=$(( $(now_ms) - t0 ))
+if [ $rc != 0 ] && grep -q "lane failed: all 2 paths lost: $P1: .*; $P2: " "$WORK/mp-all.log"; then
+	ok "both paths lost: fio exited $rc after $dt ms: $(grep -m1 -o 'all 2 paths lost.\{0,160\}' "$WORK/mp-all.log")"
+else
+	bad mp-all-lost "rc $rc, want the 'all 2 paths lost' line"; show_log "$WORK/mp-all.log" 15
+fi
+[ $dt -lt 20000 ] || bad mp-all-lost-time "took $dt ms with ctrl_loss_tmo 3 s"
+
+# ---- bad input ------------------------------------------------------------------------------
+expect_fail mp-bad-list "traddr: path 2 is empty" --ioengine=external:$ENG \
+	--traddr="$TARGET_IP," --subnqn=$NQN --name=x --rw=read --size=1m
+expect_fail mp-bad-host "host_traddr lists 3 addresses but traddr 2 path" $MP \
+	--host_traddr=a,b,c --name=x --rw=read --size=1m
+expect_fail mp-other-subsys "path 2 .*: " --ioengine=external:$ENG \
+	--traddr="$TARGET_IP,$TARGET_IP:4499" --subnqn=$NQN --name=x --rw=read --size=1m \
+	--connect_timeout=2s
+
+port2_off
+suite_end engine_mpath
