@@ -66,22 +66,6 @@ static int nvmeof_trid_agrees(const struct thread_data *td, const struct fio_fil
 	return -EINVAL;
 }
 
-/* trsvcid is an RDMA CM port: decimal 1..65535 (getaddrinfo would take a service name and
- * wrap 70000 to 4464). */
-static int nvmeof_port_ok(const char *s)
-{
-	unsigned long v = 0;
-
-	if (!*s || strlen(s) > 5)
-		return 0;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return 0;
-		v = v * 10 + (unsigned long)(*p - '0');
-	}
-	return v >= 1 && v <= 65535;
-}
-
 static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct nvmeof_file *nf)
 {
 	struct nvmeof_options *o = td->eo;
@@ -167,7 +151,7 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 			   strlen(rc && t.subnqn[0] ? t.subnqn : o->subnqn), NVMF_NQN_MAX);
 		return -EINVAL;
 	}
-	if (!nvmeof_port_ok(nf->trsvcid)) {
+	if (!nvmf_port_valid(nf->trsvcid)) {
 		nvmeof_job_err(td, "trsvcid '%s' is not a port number (1..65535)\n", nf->trsvcid);
 		return -EINVAL;
 	}

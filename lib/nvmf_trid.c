@@ -92,7 +92,7 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 	return 1;
 }
 
-static int nvmf_port_valid(const char *s)
+int nvmf_port_valid(const char *s)
 {
 	unsigned long v = 0;
 

@@ -18,6 +18,10 @@ struct nvmf_trid {
  * (reason in err).  fio's "\:" escapes are accepted. */
 int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen);
 
+/* An RDMA CM port as trsvcid takes it: decimal 1..65535 (getaddrinfo would take a service
+ * name and wrap 70000 to 4464).  1: valid. */
+int nvmf_port_valid(const char *s);
+
 /* One path's address: where a controller of the subsystem listens. */
 struct nvmf_addr {
 	char traddr[256];

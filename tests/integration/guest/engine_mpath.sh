@@ -86,6 +86,61 @@ fault_run mp-port-removed-thread "port_off" "port_on" "--thread"
 grep -q "path $P1 lost: " "$WORK/mp-port-removed-thread.log" &&
 	ok "thread mode: path 1 lost and I/O moved" || bad mp-thread-lost "no 'path ... lost' line"
 
+# ---- the same fault against the kernel's native multipath ------------------------------------
+# Port 1 removed 3 s into a verified job and back 3 s later, for the engine (mp_policy numa) and
+# for the kernel initiator (nvme-cli connects both ports; the namespace's multipath head, numa
+# iopolicy).  Both measured the same way: fio's per-I/O completion log, the longest time
+# without a completion from the fault on (the stall an application sees).
+stall() {   # LOG FAULT_MS: the longest gap between completions at or after FAULT_MS
+	python3 - "$1" "$2" <<'PY'
+import sys
+t = sorted(int(l.split(",")[0]) for l in open(sys.argv[1]) if l.strip())
+f = int(sys.argv[2])
+gaps = [b - a for a, b in zip(t, t[1:]) if b >= f]
+print(max(gaps) if gaps else -1)
+PY
+}
+CMPJOB="--rw=randwrite --bs=4k --size=16m --iodepth=16 --verify=crc32c --verify_backlog=64
+	--time_based --runtime=10 --write_lat_log=LOG --log_avg_msec=0"
+cmp_run() {   # NAME FIO-ARGS...: fault at 3 s, back at 6 s; prints the stall
+	local name=$1 rc pid start
+	shift
+	start=$(now_ms)
+	timeout -k 5 120 fio --output-format=json --output="$WORK/$name.json" "$@" \
+		${CMPJOB//LOG/$WORK/$name} >"$WORK/$name.log" 2>&1 &
+	pid=$!
+	sleep 3; local fault=$(( $(now_ms) - start )); port_off
+	sleep 3; port_on
+	wait $pid; rc=$?
+	fio_judge "$name" w $rc
+	eng_stall=$(stall "$WORK/${name}_clat.1.log" "$fault")
+}
+cmp_run cmp-engine $MP --name=cmp --mp_policy=numa --ctrl_loss_tmo=30s --reconnect_delay=300ms \
+	--mp_stats="$WORK/cmp-engine.mp.json"
+e_stall=$eng_stall
+e_rec=$(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r['events'][0]['recovery_ms'] if r['events'] else -1)" "$WORK/cmp-engine.mp.json" 2>/dev/null)
+modprobe nvme-rdma 2>/dev/null
+k_ok=0
+if command -v nvme >/dev/null && [ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)" = Y ]; then
+	nvme connect -t rdma -a "$TARGET_IP" -s "$TARGET_PORT" -n "$NQN" >/dev/null 2>&1 &&
+		nvme connect -t rdma -a "$TARGET_IP" -s 4421 -n "$NQN" >/dev/null 2>&1 && k_ok=1
+	for _ in $(seq 30); do kdev=$(for d in /sys/block/nvme*n*; do case ${d##*/} in nvme*c*n*) continue;; esac
+		[ "$(cat "$d/nsid" 2>/dev/null)" = 1 ] && [ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$NQN" ] && echo "/dev/${d##*/}"; done | head -1)
+		[ -n "$kdev" ] && break; sleep 1; done
+fi
+if [ $k_ok = 1 ] && [ -n "$kdev" ]; then
+	npaths=$(ls -d /sys/block/${kdev#/dev/}/multipath/* 2>/dev/null | wc -l)
+	cmp_run cmp-kernel --ioengine=libaio --direct=1 --filename="$kdev" --name=cmp
+	k_stall=$eng_stall
+	nvme disconnect -n "$NQN" >/dev/null 2>&1
+	ok "failover, port removed for 3 s: engine longest stall ${e_stall} ms (recovery ${e_rec} ms after the loss was declared); kernel multipath ($npaths paths) longest stall ${k_stall} ms"
+	echo "MPATH_COMPARE engine_stall_ms=$e_stall engine_recovery_ms=$e_rec kernel_stall_ms=$k_stall kernel_paths=$npaths"
+else
+	nvme disconnect -n "$NQN" >/dev/null 2>&1
+	echo "SKIP kernel multipath comparison: nvme-cli or native multipath (nvme_core.multipath=Y) missing in the guest"
+	ok "failover, port removed for 3 s: engine longest stall ${e_stall} ms (kernel not compared)"
+fi
+
 # ---- both paths gone: the job ends with one line naming each -------------------------------
 t0=$(now_ms)
 timeout -k 5 120 fio --output-format=json --output="$WORK/mp-all.json" $MP --name=all \
