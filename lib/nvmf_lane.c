@@ -835,7 +835,10 @@ static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
 
 	ka->interval_ms = kato_ms ? nvmf_policy_keepalive_interval(kato_ms, lane->info.keepalive_why,
 								   sizeof(lane->info.keepalive_why)) : 0;
-	ka->ana_ms = lane->info.ana_reporting ? NVMF_ANA_POLL_MS : 0;
+	/* An ANA read is an admin command, and a target takes any as a sign of life (nvmet
+	 * restarts its keep-alive timer on each): the test knob that withholds keep-alive
+	 * withholds the polls too, or the controller would never be seen to expire. */
+	ka->ana_ms = lane->info.ana_reporting && !lane->opts.keepalive_off ? NVMF_ANA_POLL_MS : 0;
 	ka->timeout_ms = kato_ms && kato_ms < lane->admin_timeout_ms ? kato_ms : lane->admin_timeout_ms;
 	if (ka->timeout_ms < 1000)
 		ka->timeout_ms = 1000;
