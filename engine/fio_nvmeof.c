@@ -643,6 +643,10 @@ static int fio_nvmeof_post_init(struct thread_data *td)
 		return 1;
 	}
 	nvmeof_start_line(td, ld);
+	if (FILE_ENG_DATA(td->files[0]) &&
+	    ((struct nvmeof_file *)FILE_ENG_DATA(td->files[0]))->disc_note[0])
+		nvmeof_info("nvmeof: %s: %s\n", td->o.name,
+			    ((struct nvmeof_file *)FILE_ENG_DATA(td->files[0]))->disc_note);
 	if (ld->nr_paths > 1)
 		nvmeof_paths_line(td, ld);
 	return 0;

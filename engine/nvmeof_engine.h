@@ -58,6 +58,7 @@ struct nvmeof_options {
 	int          io_queue_pick;    /* NVMEOF_PICK_*: which queue an I/O goes to */
 	int          mp_policy;        /* enum nvmf_mp_policy */
 	char        *mp_stats;         /* append the failover record here (JSON lines) */
+	char        *discovery;        /* ADDR[:PORT] of a discovery service: the paths from it */
 	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
 };
 
@@ -69,6 +70,7 @@ struct nvmeof_file {
 	int                  adrfam;
 	struct nvmf_addr     paths[NVMF_MAX_PATHS]; /* traddr's list; [0] is traddr/trsvcid */
 	unsigned             nr_paths;
+	char                 disc_note[192]; /* discovery=: what the log gave, for the start line */
 	struct nvmf_ns_info  ns;
 	unsigned             lba_shift;
 	struct nvmf_io_limits lim;

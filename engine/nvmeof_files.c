@@ -14,6 +14,7 @@
 #include "fio.h"
 
 #include "nvmeof_engine.h"
+#include "nvmf_discovery.h"
 #include "nvmeof_log.h"
 #include "nvmf_host.h"
 #include "nvmf_trid.h"
@@ -105,10 +106,32 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 	snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", rc && t.trsvcid[0] ? t.trsvcid :
 		 o->trsvcid && *o->trsvcid ? o->trsvcid : "4420");
 	nf->nr_paths = 1;
+	/* discovery=: the paths (and maybe the subsystem) come from the probe's discovery read */
+	if (o->discovery && *o->discovery) {
+		struct nvmf_addr d;
+		unsigned n;
+
+		if (nf->traddr[0]) {
+			nvmeof_job_err(td, "discovery=%s and traddr=%s: the paths come from one of them, "
+				       "give one\n", o->discovery, nf->traddr);
+			return -EINVAL;
+		}
+		if (nvmf_addr_list_parse("discovery", o->discovery, &d, 1, &n, err, sizeof(err))) {
+			nvmeof_job_err(td, "%s\n", err);
+			return -EINVAL;
+		}
+		if (strlen(o->subnqn ? o->subnqn : "") > NVMF_NQN_MAX) {
+			nvmeof_job_err(td, "subnqn is %zu characters long: an NQN has at most %d\n",
+				       strlen(o->subnqn), NVMF_NQN_MAX);
+			return -EINVAL;
+		}
+		nf->nr_paths = 0;
+		return 0;
+	}
 	/* traddr= may list several paths (multipath); a transport ID names one. */
 	if (!(rc && t.traddr[0]) && nf->traddr[0]) {
-		if (nvmf_addr_list_parse(o->traddr, nf->paths, NVMF_MAX_PATHS, &nf->nr_paths, err,
-					 sizeof(err))) {
+		if (nvmf_addr_list_parse("traddr", o->traddr, nf->paths, NVMF_MAX_PATHS, &nf->nr_paths,
+					 err, sizeof(err))) {
 			nvmeof_job_err(td, "%s\n", err);
 			return -EINVAL;
 		}
@@ -138,7 +161,8 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 	nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam : oaf;
 	nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid ? o->nsid : 1;
 	if (!nf->traddr[0]) {
-		nvmeof_job_err(td, "traddr is required (set traddr= or a transport ID as filename)\n");
+		nvmeof_job_err(td, "traddr is required (set traddr=, discovery= or a transport ID as "
+			       "filename)\n");
 		return -EINVAL;
 	}
 	if (!nf->subnqn[0]) {
@@ -244,6 +268,72 @@ struct nvmeof_probe_result {
 	struct nvmf_ns_info ns;
 };
 
+/* discovery=: what the child's discovery read gave, sent before the namespaces. */
+struct nvmeof_disc_result {
+	int              rc;
+	char             err[NVMF_ERR_LEN];
+	char             subnqn[NVMF_NQN_MAX + 1];
+	struct nvmf_addr paths[NVMF_MAX_PATHS];
+	unsigned         nr_paths;
+	char             note[192];
+};
+
+/* Every file of the job takes the paths and subsystem discovery found. */
+static void nvmeof_disc_apply(struct thread_data *td, const struct nvmeof_disc_result *d)
+{
+	struct fio_file *f;
+	unsigned int i;
+
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+
+		memcpy(nf->paths, d->paths, sizeof(nf->paths));
+		nf->nr_paths = d->nr_paths;
+		/* same-sized fields: plain copies */
+		memcpy(nf->subnqn, d->subnqn, sizeof(nf->subnqn) < sizeof(d->subnqn) ?
+		       sizeof(nf->subnqn) : sizeof(d->subnqn));
+		nf->subnqn[sizeof(nf->subnqn) - 1] = 0;
+		memcpy(nf->traddr, d->paths[0].traddr, sizeof(nf->traddr));
+		memcpy(nf->trsvcid, d->paths[0].trsvcid, sizeof(nf->trsvcid));
+		memcpy(nf->disc_note, d->note, sizeof(nf->disc_note));
+	}
+}
+
+/* In the probe child: read the discovery log, take the paths to subnqn (or to the one
+ * subsystem it lists). */
+static void nvmeof_discover_paths(struct thread_data *td, struct nvmeof_disc_result *d)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmf_lane_opts lo;
+	struct nvmf_disc_entry *e = NULL;
+	struct nvmf_addr at;
+	char hostnqn[NVMF_NQN_MAX + 1];
+	uint64_t genctr = 0;
+	unsigned nr = 0, n, other = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
+	if (d->rc) {
+		snprintf(d->err, sizeof(d->err), "host identity");
+		return;
+	}
+	nvmf_addr_list_parse("discovery", o->discovery, &at, 1, &n, d->err, sizeof(d->err));
+	lo.traddr = at.traddr;
+	lo.trsvcid = at.trsvcid[0] ? at.trsvcid : NULL;
+	d->rc = nvmf_discover(&lo, &e, &nr, &genctr, d->err, sizeof(d->err));
+	if (!d->rc)
+		d->rc = nvmf_disc_paths(e, nr, o->subnqn, d->paths, NVMF_MAX_PATHS, &d->nr_paths,
+					d->subnqn, sizeof(d->subnqn), &other, d->err,
+					sizeof(d->err));
+	if (!d->rc)
+		snprintf(d->note, sizeof(d->note), "discovery %.64s:%.8s (generation %llu): %u RDMA "
+			 "path(s) of %u record(s)%s", at.traddr,
+			 at.trsvcid[0] ? at.trsvcid : NVMF_DISCOVERY_PORT,
+			 (unsigned long long)genctr, d->nr_paths, nr,
+			 other ? ", entries of other transports skipped" : "");
+	free(e);
+}
+
 static int nvmeof_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -261,6 +351,22 @@ static int nvmeof_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static int nvmeof_read_all(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
 static void nvmeof_probe_child(struct thread_data *td, int fd)
 {
 	struct nvmf_lane *probe = NULL;
@@ -272,6 +378,15 @@ static void nvmeof_probe_child(struct thread_data *td, int fd)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	if (((struct nvmeof_options *)td->eo)->discovery &&
+	    *((struct nvmeof_options *)td->eo)->discovery) {
+		struct nvmeof_disc_result d;
+
+		nvmeof_discover_paths(td, &d);
+		if (nvmeof_write_all(fd, &d, sizeof(d)) || d.rc)
+			_exit(0);
+		nvmeof_disc_apply(td, &d);
+	}
 	rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
 	if (!rc) {
 		lo.no_io_queue = 1;
@@ -319,20 +434,26 @@ static int nvmeof_probe(struct thread_data *td)
 		nvmeof_probe_child(td, pfd[1]);
 	}
 	close(pfd[1]);
+	if (((struct nvmeof_options *)td->eo)->discovery &&
+	    *((struct nvmeof_options *)td->eo)->discovery) {
+		struct nvmeof_disc_result d;
+
+		if (nvmeof_read_all(pfd[0], &d, sizeof(d))) {
+			nvmeof_job_err(td, "the namespace probe process ended early\n");
+			rc = -EIO;
+		} else if (d.rc) {
+			nvmeof_job_err(td, "%s\n", d.err);
+			rc = d.rc;
+		} else {
+			nvmeof_disc_apply(td, &d);
+		}
+		if (rc)
+			goto done;
+	}
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
-		size_t got = 0;
 
-		while (got < sizeof(r)) {
-			ssize_t n = read(pfd[0], (char *)&r + got, sizeof(r) - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		if (got != sizeof(r)) {
+		if (nvmeof_read_all(pfd[0], &r, sizeof(r))) {
 			nvmeof_job_err(td, "the namespace probe process ended early\n");
 			rc = -EIO;
 			break;
@@ -348,6 +469,7 @@ static int nvmeof_probe(struct thread_data *td)
 		f->real_file_size = nf->ns.nsze * nf->ns.lba_size;
 		fio_file_set_size_known(f);
 	}
+done:
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

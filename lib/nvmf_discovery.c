@@ -150,3 +150,72 @@ fail:
 	*genctr = 0;
 	return rc;
 }
+
+int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *subnqn,
+		    struct nvmf_addr *paths, unsigned max, unsigned *npaths, char *subnqn_out,
+		    size_t subnqn_len, unsigned *other_transport, char *err, size_t errlen)
+{
+	const char *want = subnqn && *subnqn ? subnqn : NULL;
+
+	*npaths = 0;
+	*other_transport = 0;
+	if (!want) {
+		char names[512] = "";
+		size_t o = 0;
+		unsigned kinds = 0;
+
+		for (unsigned i = 0; i < nr; i++) {
+			int seen = 0;
+
+			if (e[i].subtype != NVMF_SUBTYPE_NVME)
+				continue;
+			for (unsigned k = 0; k < i; k++)
+				seen |= e[k].subtype == NVMF_SUBTYPE_NVME &&
+					!strcmp(e[k].subnqn, e[i].subnqn);
+			if (seen)
+				continue;
+			if (!kinds++)
+				want = e[i].subnqn;
+			if (o < sizeof(names))
+				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+						      kinds > 1 ? ", " : "", e[i].subnqn);
+		}
+		if (!kinds)
+			return nvmf_errf(err, errlen, -ENOENT, "discovery: the log lists no NVM "
+					 "subsystem");
+		if (kinds > 1)
+			return nvmf_errf(err, errlen, -EINVAL, "discovery: the log lists %u "
+					 "subsystems (%s): set subnqn to one of them", kinds, names);
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		int dup = 0;
+
+		if (e[i].subtype != NVMF_SUBTYPE_NVME || strcmp(e[i].subnqn, want))
+			continue;
+		if (e[i].trtype != NVMF_TRTYPE_RDMA) {
+			(*other_transport)++;
+			continue;
+		}
+		for (unsigned k = 0; k < *npaths; k++)
+			dup |= !strcmp(paths[k].traddr, e[i].traddr) &&
+			       !strcmp(paths[k].trsvcid, e[i].trsvcid);
+		if (dup)
+			continue;
+		if (*npaths == max)
+			return nvmf_errf(err, errlen, -E2BIG, "discovery: more than %u RDMA paths to "
+					 "%s", max, want);
+		if (strlen(e[i].traddr) >= sizeof(paths->traddr) ||
+		    strlen(e[i].trsvcid) >= sizeof(paths->trsvcid) || !nvmf_port_valid(e[i].trsvcid))
+			return nvmf_errf(err, errlen, -EINVAL, "discovery: entry %u: traddr '%.64s' "
+					 "trsvcid '%.32s' is not an address and port", i + 1,
+					 e[i].traddr, e[i].trsvcid);
+		snprintf(paths[*npaths].traddr, sizeof(paths->traddr), "%s", e[i].traddr);
+		snprintf(paths[*npaths].trsvcid, sizeof(paths->trsvcid), "%s", e[i].trsvcid);
+		(*npaths)++;
+	}
+	if (!*npaths)
+		return nvmf_errf(err, errlen, -ENOENT, "discovery: no RDMA entry for %s%s", want,
+				 *other_transport ? " (only other transports)" : "");
+	snprintf(subnqn_out, subnqn_len, "%s", want);
+	return 0;
+}

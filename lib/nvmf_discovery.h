@@ -8,6 +8,7 @@
 
 #include "nvmf_lane.h"
 #include "nvmf_spec.h"
+#include "nvmf_trid.h"
 
 #define NVMF_DISCOVERY_PORT  "8009"  /* the discovery service's IANA port for NVMe/RDMA */
 #define NVMF_DISCOVERY_TRIES 4       /* log reads before a changing GENCTR is an error */
@@ -24,5 +25,15 @@
  * decode: each named). */
 int nvmf_discover(const struct nvmf_lane_opts *base, struct nvmf_disc_entry **entries,
 		  unsigned *nr, uint64_t *genctr, char *err, size_t errlen);
+
+/* The paths to one subsystem in a discovery log: every RDMA entry of an NVM subsystem (subtype
+ * 2) whose SUBNQN is subnqn, in log order, duplicates dropped.  subnqn NULL or "": the log must
+ * list exactly one NVM subsystem (over any transport), which is taken (its NQN in
+ * subnqn_out); several are refused naming them.  Entries of subnqn over another transport are
+ * counted in *other_transport.  0 (at least one path), or -ENOENT/-EINVAL/-E2BIG with one line
+ * in err. */
+int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *subnqn,
+		    struct nvmf_addr *paths, unsigned max, unsigned *npaths, char *subnqn_out,
+		    size_t subnqn_len, unsigned *other_transport, char *err, size_t errlen);
 
 #endif

@@ -107,8 +107,8 @@ int nvmf_port_valid(const char *s)
 }
 
 /* One entry of the list, [b, e): the address and the port, if any. */
-static int nvmf_addr_entry(const char *b, const char *e, unsigned idx, struct nvmf_addr *a,
-			   char *err, size_t errlen)
+static int nvmf_addr_entry(const char *what, const char *b, const char *e, unsigned idx,
+			   struct nvmf_addr *a, char *err, size_t errlen)
 {
 	const char *addr = b, *addr_end = e, *port = NULL, *c;
 	size_t colons = 0;
@@ -116,19 +116,19 @@ static int nvmf_addr_entry(const char *b, const char *e, unsigned idx, struct nv
 	for (c = b; c < e; c++)
 		colons += *c == ':';
 	if (b == e)
-		return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u is empty", idx + 1);
+		return nvmf_errf(err, errlen, -EINVAL, "%s: path %u is empty", what, idx + 1);
 	if (*b == '[') {
 		const char *rb = memchr(b, ']', (size_t)(e - b));
 
 		if (!rb || rb == b + 1)
-			return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s': a '[' "
-					 "without an address and ']'", idx + 1, (int)(e - b), b);
+			return nvmf_errf(err, errlen, -EINVAL, "%s: path %u '%.*s': a '[' "
+					 "without an address and ']'", what, idx + 1, (int)(e - b), b);
 		addr = b + 1;
 		addr_end = rb;
 		if (rb + 1 < e) {
 			if (rb[1] != ':')
-				return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s': "
-						 "want [ADDR]:PORT", idx + 1, (int)(e - b), b);
+				return nvmf_errf(err, errlen, -EINVAL, "%s: path %u '%.*s': "
+						 "want [ADDR]:PORT", what, idx + 1, (int)(e - b), b);
 			port = rb + 2;
 		}
 	} else if (colons == 1) {
@@ -136,10 +136,10 @@ static int nvmf_addr_entry(const char *b, const char *e, unsigned idx, struct nv
 		port = addr_end + 1;
 	}
 	if (addr_end == addr)
-		return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s' has no address",
+		return nvmf_errf(err, errlen, -EINVAL, "%s: path %u '%.*s' has no address", what,
 				 idx + 1, (int)(e - b), b);
 	if ((size_t)(addr_end - addr) >= sizeof(a->traddr))
-		return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u: the address is too long",
+		return nvmf_errf(err, errlen, -EINVAL, "%s: path %u: the address is too long", what,
 				 idx + 1);
 	memcpy(a->traddr, addr, (size_t)(addr_end - addr));
 	a->traddr[addr_end - addr] = 0;
@@ -149,34 +149,34 @@ static int nvmf_addr_entry(const char *b, const char *e, unsigned idx, struct nv
 
 		if (plen >= sizeof(a->trsvcid) || (memcpy(a->trsvcid, port, plen),
 						   a->trsvcid[plen] = 0, !nvmf_port_valid(a->trsvcid)))
-			return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u '%.*s': the port is "
-					 "not a number 1..65535", idx + 1, (int)(e - b), b);
+			return nvmf_errf(err, errlen, -EINVAL, "%s: path %u '%.*s': the port is "
+					 "not a number 1..65535", what, idx + 1, (int)(e - b), b);
 	}
 	return 0;
 }
 
-int nvmf_addr_list_parse(const char *s, struct nvmf_addr *out, unsigned max, unsigned *n,
-			 char *err, size_t errlen)
+int nvmf_addr_list_parse(const char *what, const char *s, struct nvmf_addr *out, unsigned max,
+			 unsigned *n, char *err, size_t errlen)
 {
 	const char *b = s, *e;
 	int rc;
 
 	*n = 0;
 	if (!s || !*s)
-		return nvmf_errf(err, errlen, -EINVAL, "traddr: no address");
+		return nvmf_errf(err, errlen, -EINVAL, "%s: no address", what);
 	for (;;) {
 		e = strchr(b, ',');
 		if (!e)
 			e = b + strlen(b);
 		if (*n == max)
-			return nvmf_errf(err, errlen, -EINVAL, "traddr: more than %u paths", max);
-		if ((rc = nvmf_addr_entry(b, e, *n, &out[*n], err, errlen)))
+			return nvmf_errf(err, errlen, -EINVAL, "%s: more than %u paths", what, max);
+		if ((rc = nvmf_addr_entry(what, b, e, *n, &out[*n], err, errlen)))
 			return rc;
 		for (unsigned i = 0; i < *n; i++)
 			if (!strcmp(out[i].traddr, out[*n].traddr) &&
 			    !strcmp(out[i].trsvcid, out[*n].trsvcid))
-				return nvmf_errf(err, errlen, -EINVAL, "traddr: path %u repeats path "
-						 "%u (%.*s)", *n + 1, i + 1, (int)(e - b), b);
+				return nvmf_errf(err, errlen, -EINVAL, "%s: path %u repeats path "
+						 "%u (%.*s)", what, *n + 1, i + 1, (int)(e - b), b);
 		(*n)++;
 		if (!*e)
 			return 0;

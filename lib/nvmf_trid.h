@@ -32,8 +32,8 @@ struct nvmf_addr {
  * "[V6ADDR]:PORT" per entry; an entry with more than one ':' and no brackets is an IPv6
  * address without a port (so one plain IPv6 traddr means what it always did).  Ports are
  * decimal 1..65535.  The number of entries in *n (at most max); 0, or -EINVAL with one line
- * in err naming the entry. */
-int nvmf_addr_list_parse(const char *s, struct nvmf_addr *out, unsigned max, unsigned *n,
-			 char *err, size_t errlen);
+ * in err naming what (the option) and the entry. */
+int nvmf_addr_list_parse(const char *what, const char *s, struct nvmf_addr *out, unsigned max,
+			 unsigned *n, char *err, size_t errlen);
 
 #endif

@@ -163,18 +163,18 @@ static void test_addr_list(void)
 	struct nvmf_addr a[4];
 	unsigned n = 99;
 
-	CHECK(nvmf_addr_list_parse("10.0.0.1", a, 4, &n, err, sizeof(err)) == 0);
+	CHECK(nvmf_addr_list_parse("traddr", "10.0.0.1", a, 4, &n, err, sizeof(err)) == 0);
 	CHECK(n == 1 && !strcmp(a[0].traddr, "10.0.0.1") && !a[0].trsvcid[0]);
-	CHECK(nvmf_addr_list_parse("10.0.0.1,10.0.0.2:4421,[fe80::1]:4422,[::1]", a, 4, &n, err,
+	CHECK(nvmf_addr_list_parse("traddr", "10.0.0.1,10.0.0.2:4421,[fe80::1]:4422,[::1]", a, 4, &n, err,
 				   sizeof(err)) == 0);
 	CHECK(n == 4);
 	CHECK(!strcmp(a[1].traddr, "10.0.0.2") && !strcmp(a[1].trsvcid, "4421"));
 	CHECK(!strcmp(a[2].traddr, "fe80::1") && !strcmp(a[2].trsvcid, "4422"));
 	CHECK(!strcmp(a[3].traddr, "::1") && !a[3].trsvcid[0]);
 	/* a bare IPv6 address is one address, as traddr always took it */
-	CHECK(nvmf_addr_list_parse("fe80::2", a, 4, &n, err, sizeof(err)) == 0);
+	CHECK(nvmf_addr_list_parse("traddr", "fe80::2", a, 4, &n, err, sizeof(err)) == 0);
 	CHECK(n == 1 && !strcmp(a[0].traddr, "fe80::2") && !a[0].trsvcid[0]);
-	CHECK(nvmf_addr_list_parse("host-a:4420,host-b", a, 4, &n, err, sizeof(err)) == 0);
+	CHECK(nvmf_addr_list_parse("traddr", "host-a:4420,host-b", a, 4, &n, err, sizeof(err)) == 0);
 	CHECK(n == 2 && !strcmp(a[0].trsvcid, "4420") && !strcmp(a[1].traddr, "host-b"));
 
 	{
@@ -195,7 +195,7 @@ static void test_addr_list(void)
 		};
 		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			err[0] = 0;
-			int rc = nvmf_addr_list_parse(bad[i].in, a, 4, &n, err, sizeof(err));
+			int rc = nvmf_addr_list_parse("traddr", bad[i].in, a, 4, &n, err, sizeof(err));
 
 			CHECK(rc == -EINVAL && strstr(err, bad[i].names));
 			if (rc != -EINVAL || !strstr(err, bad[i].names))

@@ -160,6 +160,33 @@ else
 fi
 [ $dt -lt 20000 ] || bad mp-all-lost-time "took $dt ms with ctrl_loss_tmo 3 s"
 
+# ---- discovery: the paths from a discovery service -------------------------------------------
+# nvmet's discovery log on a port lists that port's subsystems (and referrals): port 2 lists
+# only $NQN; port 1 lists $NQN and $NQN2, and with a referral to port 2 the second path too.
+DJOB="--name=disc --rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c"
+run_fio disc-one w --ioengine=external:$ENG --discovery="$TARGET_IP:4421" $DJOB
+grep -q "discovery $TARGET_IP:4421 (generation [0-9]*): 1 RDMA path(s)" "$WORK/disc-one.log" &&
+	ok "discovery=port 2, no subnqn: the one subsystem it lists, 1 path" ||
+	bad disc-one-line "no discovery line: $(grep -m1 'discovery' "$WORK/disc-one.log")"
+expect_fail disc-several "discovery: the log lists 2 subsystems \(.*$NQN.*\): set subnqn" \
+	--ioengine=external:$ENG --discovery="$TARGET_IP:$TARGET_PORT" $DJOB
+ref=$NVMET_CFG/ports/1/referrals/mp-to-port2
+mkdir "$ref" && echo rdma >"$ref/addr_trtype" && echo ipv4 >"$ref/addr_adrfam" &&
+	echo "$TARGET_IP" >"$ref/addr_traddr" && echo 4421 >"$ref/addr_trsvcid" &&
+	echo 2 >"$ref/addr_portid" && echo 1 >"$ref/enable" ||
+	bad disc-referral-setup "configfs refused the referral"
+sleep 1
+run_fio disc-two w --ioengine=external:$ENG --discovery="$TARGET_IP:$TARGET_PORT" \
+	--subnqn=$NQN --mp_policy=round-robin $DJOB
+grep -q "2 paths, mp_policy round-robin" "$WORK/disc-two.log" &&
+	grep -q "multipath round-robin over 2 paths: $P1 [1-9][0-9]* I/Os, $P2 [1-9][0-9]* I/Os" "$WORK/disc-two.log" &&
+	ok "discovery with a referral: both ports are paths, both carried I/O" ||
+	bad disc-two "$(grep -m2 -E 'discovery|multipath' "$WORK/disc-two.log" | tr '\n' ' ')"
+rmdir "$ref" 2>/dev/null
+expect_fail disc-and-traddr "discovery=.* and traddr=.*give one" $MP --discovery="$TARGET_IP" $DJOB
+expect_fail disc-nothing "connect|nothing listens" --ioengine=external:$ENG \
+	--discovery="$TARGET_IP:4499" --subnqn=$NQN --connect_timeout=2s $DJOB
+
 # ---- bad input ------------------------------------------------------------------------------
 expect_fail mp-bad-list "traddr: path 2 is empty" --ioengine=external:$ENG \
 	--traddr="$TARGET_IP," --subnqn=$NQN --name=x --rw=read --size=1m
