@@ -86,6 +86,22 @@ fault_run mp-port-removed-thread "port_off" "port_on" "--thread"
 grep -q "path $P1 lost: " "$WORK/mp-port-removed-thread.log" &&
 	ok "thread mode: path 1 lost and I/O moved" || bad mp-thread-lost "no 'path ... lost' line"
 
+# GPU buffers on the strict stand-in CUDA driver (this proves the logic, not GPUDirect): the
+# same port loss with nvmeof_mem=cuda; every CUDA call balanced at the end.
+STANDIN_DIR=$REPO/build/cuda-standin
+if [ -e "$STANDIN_DIR/libcuda.so.1" ]; then
+	export LD_LIBRARY_PATH=$STANDIN_DIR NVMF_STANDIN_LOG=$WORK/mp-gpu.cuda
+	fault_run mp-port-removed-gpu "port_off" "port_on" "--nvmeof_mem=cuda"
+	unset LD_LIBRARY_PATH NVMF_STANDIN_LOG
+	grep -q "path $P1 lost: " "$WORK/mp-port-removed-gpu.log" && grep -q 'buffers: .*cuda\|CUDA\|GPU' "$WORK/mp-port-removed-gpu.log" &&
+		ok "stand-in GPU memory: path 1 lost, I/O moved, verify clean" ||
+		bad mp-gpu "$(grep -m2 -E 'buffers|lost' "$WORK/mp-port-removed-gpu.log" | tr '\n' ' ')"
+	out=$(python3 "$REPO/tests/integration/cuda_log_check.py" balanced "$WORK/mp-gpu.cuda" "" 2>&1) &&
+		ok "stand-in GPU memory: CUDA calls balanced: $out" || bad mp-gpu-balanced "$out"
+else
+	bad mp-gpu "no $STANDIN_DIR/libcuda.so.1 (make builds the stand-in)"
+fi
+
 # ---- the same fault against the kernel's native multipath ------------------------------------
 # Port 1 removed 3 s into a verified job and back 3 s later, for the engine (mp_policy numa) and
 # for the kernel initiator (nvme-cli connects both ports; the namespace's multipath head, numa
