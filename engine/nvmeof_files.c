@@ -111,10 +111,17 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 		struct nvmf_addr d;
 		unsigned n;
 
-		if (nf->traddr[0]) {
+		if ((rc && t.traddr[0]) || (o->traddr && *o->traddr)) {
 			nvmeof_job_err(td, "discovery=%s and traddr=%s: the paths come from one of them, "
-				       "give one\n", o->discovery, nf->traddr);
+				       "give one\n", o->discovery, rc && t.traddr[0] ? t.traddr : o->traddr);
 			return -EINVAL;
+		}
+		/* setup again (fio calls it more than once): what discovery found stays */
+		if (nf->discovered) {
+			memcpy(nf->traddr, nf->paths[0].traddr, sizeof(nf->traddr));
+			memcpy(nf->trsvcid, nf->paths[0].trsvcid, sizeof(nf->trsvcid));
+			memcpy(nf->subnqn, nf->disc_subnqn, sizeof(nf->subnqn));
+			return 0;
 		}
 		if (nvmf_addr_list_parse("discovery", o->discovery, &d, 1, &n, err, sizeof(err))) {
 			nvmeof_job_err(td, "%s\n", err);
@@ -296,6 +303,8 @@ static void nvmeof_disc_apply(struct thread_data *td, const struct nvmeof_disc_r
 		memcpy(nf->traddr, d->paths[0].traddr, sizeof(nf->traddr));
 		memcpy(nf->trsvcid, d->paths[0].trsvcid, sizeof(nf->trsvcid));
 		memcpy(nf->disc_note, d->note, sizeof(nf->disc_note));
+		memcpy(nf->disc_subnqn, nf->subnqn, sizeof(nf->disc_subnqn));
+		nf->discovered = 1;
 	}
 }
 

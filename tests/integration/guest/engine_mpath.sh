@@ -146,7 +146,7 @@ if command -v nvme >/dev/null && [ "$(cat /sys/module/nvme_core/parameters/multi
 fi
 if [ $k_ok = 1 ] && [ -n "$kdev" ]; then
 	# the multipath head's device is the subsystem: one nvmeN entry per controller (path)
-	npaths=$(ls -d /sys/block/${kdev#/dev/}/device/nvme[0-9]* 2>/dev/null | wc -l)
+	npaths=$(ls -d /sys/block/${kdev#/dev/}/device/nvme[0-9]* 2>/dev/null | grep -cE '/nvme[0-9]+$')
 	[ "$npaths" = 2 ] || bad kernel-paths "the kernel's namespace has $npaths paths, want 2"
 	cmp_run cmp-kernel --ioengine=libaio --direct=1 --filename="$kdev" --name=cmp
 	k_stall=$eng_stall
