@@ -19,6 +19,7 @@
 #include "fio_compat.h"
 
 #include "nvmeof_engine.h"
+#include "nvmeof_lane.h"
 #include "nvmeof_log.h"
 #include "nvmf_cpuq.h"
 #include "nvmf_host.h"
@@ -49,83 +50,6 @@ __attribute__((destructor)) static void nvmeof_alive_unload(void)
 	nvmeof_alive = NULL;
 }
 
-/* One path of a multipath lane: its own controller (traddr's list). */
-struct nvmeof_path {
-	struct nvmf_lane   *lane;
-	unsigned            first_q;     /* its I/O queues: ld->qs[first_q .. first_q + nr_q) */
-	unsigned            nr_q;
-	int                 reconnecting;/* lost; reconnecting until ctrl_loss_tmo */
-	int                 gone;        /* lost for good (ctrl_loss_tmo passed, or 0) */
-	uint64_t            loss_ms;
-	uint64_t            next_attempt_ms;
-	unsigned            attempts;
-	unsigned            ana_gen;     /* nvmf_lane_ana_gen when its state was last taken */
-};
-
-/* A path's I/O moves to another this many times at most (a path status or a lost path); the
- * bound stops an I/O that every path refuses from circling for ever. */
-#define NVMEOF_MP_MAX_MOVES 8
-
-struct nvmeof_data {
-	struct nvmf_lane   *lane;        /* paths[0].lane: the one path, or the first */
-	struct nvmeof_path  paths[NVMF_MAX_PATHS];
-	unsigned            nr_paths;    /* > 1: multipath */
-	struct nvmf_mp      mp;          /* the paths' states, policy and failover record */
-	uint32_t            anagrpid;    /* the first file's namespace's ANA group */
-	struct nvmf_mp_event *mp_last_ev[NVMF_MAX_PATHS]; /* each path's latest failover */
-	const char         *name;        /* the job's */
-	unsigned            pump_path;   /* the path nvmeof_post is staging on */
-	struct nvmf_queue  *qs[NVMF_MAX_IO_QUEUES * NVMF_MAX_PATHS]; /* the I/O queues of every
-					   * connected path (io_queues each) */
-	unsigned            nr_q;
-	uint64_t            nr_posted[NVMF_MAX_IO_QUEUES * NVMF_MAX_PATHS]; /* commands posted
-					   * per queue (reported for one path) */
-	int                 pick_cpu;    /* io_queue_pick: the queues of the CPU the job runs on */
-	int                 test_cpu;    /* >= 0: the CPU pick_cpu takes (FIO_NVMEOF_TEST_CPU) */
-	char                queues_why[NVMF_POLICY_WHY_LEN]; /* io_queues=auto: what bounded it */
-	struct nvmf_cpu_queues cpuq;
-	struct nvmeof_buffers bufs;
-	unsigned            nr_finished; /* events[0..nr_finished) passed the buffers' reaping */
-	struct io_u       **events;      /* completed, not yet handed to fio */
-	unsigned            nr_events;
-	unsigned            ev_handed;   /* events[0..ev_handed) given out by the last getevents */
-	struct io_u       **unstamped;   /* staged, not yet posted and stamped */
-	unsigned            nr_unstamped;
-	struct nvmf_io_backlog backlog;  /* queued I/Os waiting for free slots */
-	uint64_t            stop_seen_ms; /* when getevents first saw fio stopping the job */
-	uint64_t            nr_done;     /* I/Os completed (or failed) so far */
-	uint64_t            done_seen;   /* nr_done at the last stop check that saw it move */
-	uint64_t            progress_ms; /* when a stop check last saw completions */
-	uint64_t            max_gap_ms;  /* longest time without completions while I/O waited */
-	uint64_t            max_age_ms;  /* oldest command's age seen while others completed */
-	uint64_t            next_stop_check_ms;
-	int                 alive_slot;  /* the subsystem's slot on nvmeof_alive (< 0: none) */
-	pid_t               parent;      /* process mode: fio's pid (0 in thread mode) */
-	unsigned            uncommitted; /* queued since fio's last commit */
-	int                 delay_submit;/* delay_submit=1: see fio_nvmeof_commit */
-	int                 post_due;    /* committed, staged, not posted yet: getevents posts */
-	unsigned            submit_batch;/* delay_submit: held I/Os go out once this many wait */
-	uint64_t            nr_queued;   /* I/Os taken from fio */
-	uint64_t            nr_waited;   /* of those, how many waited in the backlog */
-	unsigned            max_backlog;
-	unsigned            depth;
-	struct nvmf_io_completer cpl;
-	int                 use_events;
-	unsigned            hybrid_us;   /* completion=hybrid: spin window (0: not hybrid) */
-	uint64_t            active_us;   /* last completion or submission (hybrid) */
-	uint64_t            reaped_us;   /* hybrid: when completions were last reaped */
-	unsigned            gap_us;      /* hybrid: moving average of the time between reaps */
-	int                 failed_logged;
-	int                 lost;        /* negative errno: the lane is gone, I/O fails at once */
-	int                 reconnecting;/* lost, and reconnecting (ctrl_loss_tmo) */
-	uint64_t            loss_ms;     /* when the connection went */
-	uint64_t            next_attempt_ms;
-	unsigned            attempts;
-	unsigned            nr_resubmit; /* I/Os put back for resubmission at this loss */
-	uint64_t            nr_lost_ios; /* I/Os failed when it went */
-	unsigned            io_timeout_ms;
-	unsigned            stop_grace_ms; /* stop_grace; 0: auto */
-};
 
 static unsigned long long nvmeof_max_bs(struct thread_data *td)
 {
@@ -139,7 +63,7 @@ static unsigned long long nvmeof_max_bs(struct thread_data *td)
 
 /* The lane's I/O queues, again after a reconnect or a path's loss (they are new ones, or
  * fewer): every connected path's, completions of every queue to the same hand-out. */
-static void nvmeof_queues_attach(struct nvmeof_data *ld)
+void nvmeof_queues_attach(struct nvmeof_data *ld)
 {
 	struct nvmf_queue *q;
 
@@ -167,21 +91,6 @@ static void nvmeof_queues_attach(struct nvmeof_data *ld)
 		/* test knob: a job that posts as if from this CPU, wherever it runs */
 		ld->test_cpu = t && *t ? atoi(t) : -1;
 	}
-}
-
-/* Multipath: the path for the next I/O (mp_policy over the usable paths; queue-depth counts
- * each path's commands outstanding now), -1 when none is usable. */
-static int nvmeof_pick_path(struct nvmeof_data *ld)
-{
-	if (ld->mp.policy == NVMF_MP_QUEUE_DEPTH)
-		for (unsigned p = 0; p < ld->nr_paths; p++) {
-			const struct nvmeof_path *pa = &ld->paths[p];
-
-			ld->mp.p[p].inflight = 0;
-			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
-				ld->mp.p[p].inflight += ld->qs[i]->nr_inflight;
-		}
-	return nvmf_mp_pick(&ld->mp);
 }
 
 /* Where the next I/O goes: the queue with the fewest commands outstanding (staged or posted),
@@ -234,6 +143,12 @@ static unsigned nvmeof_nr_posted(const struct nvmeof_data *ld)
 /* Why the lane failed, in the words of the first queue that says; NULL: none does. */
 static const char *nvmeof_fatal_msg(const struct nvmeof_data *ld)
 {
+	/* A lane its keep-alive thread found lost: its words (the queues it shut off only
+	 * report a flushed transfer). */
+	const char *why = ld->nr_paths == 1 ? nvmf_lane_lost_why(ld->lane) : NULL;
+
+	if (why)
+		return why;
 	for (unsigned i = 0; i < ld->nr_q; i++)
 		if (ld->qs[i]->fatal_msg[0])
 			return ld->qs[i]->fatal_msg;
@@ -241,44 +156,13 @@ static const char *nvmeof_fatal_msg(const struct nvmeof_data *ld)
 }
 
 /* Give every queue up: the first one's result (the error it keeps). */
-static int nvmeof_abandon_all(struct nvmeof_data *ld, int err, const char *msg)
+int nvmeof_abandon_all(struct nvmeof_data *ld, int err, const char *msg)
 {
 	int rc = err;
 
 	for (unsigned i = ld->nr_q; i-- > 0;)
 		rc = nvmf_queue_abandon(ld->qs[i], err, msg);
 	return rc;
-}
-
-/* Multipath: a completion whose status blames the path (ANA inaccessible, transition,
- * persistent loss, a pathing error) takes the I/O to another path instead of to fio: back to
- * the head of the backlog, posted after this reap; its path takes the state the status says
- * until the ANA log (re-read at once) says otherwise.  1: moved. */
-static int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
-{
-	struct nvmf_mp_path *mpp = &ld->mp.p[io->path];
-	uint8_t ana = nvmf_mp_status_ana(io->status);
-	struct nvmf_mp_event *ev = NULL;
-	char why[NVMF_MP_WHY_LEN], st[128];
-
-	if (!nvmf_mp_status_is_path(io->status) || io->resubmits >= NVMEOF_MP_MAX_MOVES)
-		return 0;
-	if (ana != NVMF_ANA_UNKNOWN && nvmf_mp_usable(mpp)) {
-		nvme_status_format(st, sizeof(st), io->status, 0);
-		snprintf(why, sizeof(why), "%s: ANA %s", st, nvme_ana_state_name(ana));
-		mpp->ana = ana;
-		mpp->ana_moves++;
-		ev = nvmf_mp_failover(&ld->mp, io->path, nvmf_now_ms(), why);
-		ld->mp_last_ev[io->path] = ev;
-		nvmeof_info("nvmeof: %s: path %s leaves the I/O: %s\n", ld->name, mpp->name, why);
-	}
-	nvmf_lane_ana_poke(ld->paths[io->path].lane);
-	nvmf_mp_moved(&ld->mp, ev ? ev : ld->mp_last_ev[io->path], 1);
-	io->resubmits++;
-	io->status = 0;
-	io->err = 0;
-	nvmf_io_backlog_add(&ld->backlog, io->lim, io, 1);
-	return 1;
 }
 
 static void nvmeof_io_done(struct nvmf_io *io, void *arg)
@@ -302,81 +186,14 @@ static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 	ld->nr_done++;
 }
 
-/* Connect every path of the job (traddr's list; one path: just it).  Each path is its own
- * controller with the same host NQN and host ID, as the kernel connects them; the others
- * share path 0's protection domain, so fio's buffers are registered once for all (paths on
- * different RDMA devices are refused: one registration per device is not done yet). */
-static int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
-				const struct nvmeof_file *nf0, struct nvmf_lane_opts *lo)
-{
-	struct nvmeof_options *o = td->eo;
-	char err[NVMF_ERR_LEN], host[256];
-	int rc;
-
-	ld->nr_paths = nf0->nr_paths ? nf0->nr_paths : 1;
-	ld->name = td->o.name;
-	ld->anagrpid = nf0->ns.anagrpid;
-	ld->mp.nr = ld->nr_paths;
-	ld->mp.policy = o->mp_policy;
-	for (unsigned p = 0; p < ld->nr_paths; p++) {
-		struct nvmf_lane_opts po = *lo;
-		const struct nvmf_lane_info *pin;
-
-		po.traddr = nf0->paths[p].traddr;
-		po.trsvcid = nf0->paths[p].trsvcid;
-		if (ld->nr_paths > 1)
-			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
-		po.pd = p ? nvmf_lane_pd(ld->lane) : NULL;
-		snprintf(ld->mp.p[p].name, sizeof(ld->mp.p[p].name), "%s%s%s:%s",
-			 strchr(po.traddr, ':') ? "[" : "", po.traddr,
-			 strchr(po.traddr, ':') ? "]" : "", po.trsvcid);
-		rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err));
-		if (rc) {
-			if (ld->nr_paths > 1)
-				nvmeof_job_err(td, "path %u (%s): %s\n", p + 1, ld->mp.p[p].name, err);
-			else
-				nvmeof_job_err(td, "%s\n", err);
-			return rc;
-		}
-		if (!p)
-			ld->lane = ld->paths[0].lane;
-		pin = nvmf_lane_info(ld->paths[p].lane);
-		ld->mp.p[p].connected = 1;
-		ld->mp.p[p].ana = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane, ld->anagrpid, NULL, 0);
-		ld->paths[p].ana_gen = nvmf_lane_ana_gen(ld->paths[p].lane);
-		if (p && strcmp(pin->subnqn, nvmf_lane_info(ld->lane)->subnqn)) {
-			nvmeof_job_err(td, "path %u (%s) reaches subsystem %s, path 1 %s: every path "
-				       "must reach the same subsystem\n", p + 1, ld->mp.p[p].name,
-				       pin->subnqn, nvmf_lane_info(ld->lane)->subnqn);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* A file's limits: the smallest any path's controller allows (one I/O may go to any). */
-static void nvmeof_paths_limits(struct nvmeof_data *ld, struct nvmeof_file *nf)
-{
-	nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
-	for (unsigned p = 1; p < ld->nr_paths; p++) {
-		struct nvmf_io_limits l;
-
-		if (ld->paths[p].reconnecting || ld->paths[p].gone)
-			continue;
-		nvmf_lane_io_limits(ld->paths[p].lane, nf->ns.lba_size, &l);
-		if (l.max_xfer < nf->lim.max_xfer)
-			nf->lim.max_xfer = l.max_xfer;
-		if (l.inline_max < nf->lim.inline_max)
-			nf->lim.inline_max = l.inline_max;
-	}
-}
-
 static void nvmeof_data_free(struct thread_data *td)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
 
 	if (!ld)
 		return;
+	/* No reconnect attempt may still run on a path's lane past here. */
+	nvmeof_paths_quiesce(ld);
 	/* Worth knowing when comparing initiators: these I/Os were held back by queue size. */
 	if (ld->nr_waited)
 		nvmeof_info("nvmeof: %s: %llu of %llu I/Os waited for free queue slots (at most %u "
@@ -612,25 +429,6 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 	}
 }
 
-/* Multipath: one more line, each path with its controller and ANA state. */
-static void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
-{
-	char line[NVMF_MAX_PATHS * 420];
-	size_t o = 0;
-
-	line[0] = 0;
-	for (unsigned p = 0; p < ld->nr_paths && o < sizeof(line); p++) {
-		const struct nvmf_lane_info *in = nvmf_lane_info(ld->paths[p].lane);
-		uint8_t ana = ld->mp.p[p].ana;
-
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s cntlid %u via %s (%s, ANA %s)",
-				      p ? "; " : "", ld->mp.p[p].name, in->cntlid, in->rdma_dev,
-				      in->local_addr, ana ? nvme_ana_state_name(ana) : "not reported");
-	}
-	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s\n", td->o.name,
-		    ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line);
-}
-
 /* post_init: fio's I/O buffers exist now; the backend registers the whole area once. */
 static int fio_nvmeof_post_init(struct thread_data *td)
 {
@@ -764,7 +562,7 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	return FIO_Q_QUEUED;
 }
 
-static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld);
+int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld);
 
 /* ctrl_loss_tmo: the connection went, and the lane will try to come back.  I/O the target
  * never saw (held by delay_submit, or waiting for slots) waits to be posted after the
@@ -881,302 +679,6 @@ static int nvmeof_reconnect_give_up(struct thread_data *td, struct nvmeof_data *
 	}
 	fio_mark_td_terminate(td);
 	return ld->lost;
-}
-
-/* ---- multipath: a path lost, reconnecting, back, or ANA-moved; the lane ends only when no
- * path is left -------------------------------------------------------------------------- */
-
-static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (unsigned p = 0; p < ld->nr_paths && o < len; p++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s: %s", p ? "; " : "", ld->mp.p[p].name,
-				      ld->mp.p[p].why[0] ? ld->mp.p[p].why : "usable");
-}
-
-/* No path is left (each gone: lost with ctrl_loss_tmo 0 or past it): everything waiting
- * fails and the job ends with one line naming each path's reason. */
-static void nvmeof_mp_all_lost(struct thread_data *td, struct nvmeof_data *ld)
-{
-	char line[NVMF_MAX_PATHS * (NVMF_MP_WHY_LEN + 320)];
-
-	ld->lost = -ENOTCONN;
-	nvmf_io_backlog_fail(&ld->backlog, ld->lost, &ld->cpl);
-	ld->nr_unstamped = 0;
-	nvmeof_path_name_line(ld, line, sizeof(line));
-	nvmeof_err("nvmeof: %s: lane failed: all %u paths lost: %s\n", td->o.name, ld->nr_paths,
-		   line);
-	if (!ld->failed_logged) {
-		ld->failed_logged = 1;
-		td_verror(td, -ld->lost, "nvmeof lane");
-	}
-	fio_mark_td_terminate(td);
-}
-
-static int nvmeof_mp_any_left(const struct nvmeof_data *ld)
-{
-	for (unsigned p = 0; p < ld->nr_paths; p++)
-		if (!ld->paths[p].gone)
-			return 1;
-	return 0;
-}
-
-/* Path p is lost: its controller is shut off, every I/O it held goes to the head of the
- * backlog (posted ones too: another path re-issues them, as the kernel's multipath does; at
- * most NVMEOF_MP_MAX_MOVES times each), and it reconnects in the background (ctrl_loss_tmo)
- * or is gone. */
-static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, unsigned p, int rc,
-			     const char *why)
-{
-	struct nvmeof_options *o = td->eo;
-	struct nvmeof_path *pa = &ld->paths[p];
-	struct nvmf_mp_path *mpp = &ld->mp.p[p];
-	struct nvmf_mp_event *ev;
-	struct nvmf_io_lost lost;
-	char msg[NVMF_MP_WHY_LEN];
-	uint64_t now = nvmf_now_ms();
-	unsigned keep = 0;
-
-	snprintf(msg, sizeof(msg), "%s", why ? why : strerror(-rc));
-	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
-		if (ld->qs[i]->fatal_msg[0]) {
-			snprintf(msg, sizeof(msg), "%s", ld->qs[i]->fatal_msg);
-			break;
-		}
-	nvmf_lane_kill(pa->lane);
-	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
-		nvmf_queue_abandon(ld->qs[i], rc, msg);
-	if (nvmf_io_requeue_lost(&ld->qs[pa->first_q], pa->nr_q, &ld->backlog, NVMEOF_MP_MAX_MOVES,
-				 rc, &ld->cpl, &lost)) {
-		memset(&lost, 0, sizeof(lost));
-		for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
-			nvmf_queue_fail_all(ld->qs[i], ld->qs[i]->fatal, ld->qs[i]->fatal_msg);
-	}
-	/* Staged here and not posted: back in the backlog, stamped when posted elsewhere. */
-	for (unsigned i = 0; i < ld->nr_unstamped; i++)
-		if (((struct nvmf_io *)ld->unstamped[i]->engine_data)->path != p)
-			ld->unstamped[keep++] = ld->unstamped[i];
-	ld->nr_unstamped = keep;
-	mpp->connected = 0;
-	mpp->losses++;
-	ev = nvmf_mp_failover(&ld->mp, p, now, msg);
-	ld->mp_last_ev[p] = ev;
-	nvmf_mp_moved(&ld->mp, ev, lost.resubmitted + lost.requeued);
-	if (o->ctrl_loss_tmo) {
-		pa->reconnecting = 1;
-		pa->loss_ms = now;
-		pa->next_attempt_ms = now + o->reconnect_delay;
-		pa->attempts = 0;
-	} else {
-		pa->gone = 1;
-	}
-	nvmeof_queues_attach(ld);
-	nvmeof_err("nvmeof: %s: path %s lost: %s; %u I/O(s) moved to the other paths, %u failed "
-		   "(moved %u times already); %s\n", td->o.name, mpp->name, msg,
-		   lost.resubmitted + lost.requeued, lost.failed, NVMEOF_MP_MAX_MOVES,
-		   pa->reconnecting ? "reconnecting in the background (ctrl_loss_tmo)" :
-		   "not reconnecting (ctrl_loss_tmo=0)");
-}
-
-/* The queues that failed name the paths that are lost: each goes down; the lane lives on while
- * any path is left (or may come back). */
-static void nvmeof_mp_fault(struct thread_data *td, struct nvmeof_data *ld, int rc,
-			    const char *why)
-{
-	int found = 0;
-
-	for (unsigned p = 0; p < ld->nr_paths; p++) {
-		struct nvmeof_path *pa = &ld->paths[p];
-		int fatal = 0;
-
-		if (pa->reconnecting || pa->gone)
-			continue;
-		for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
-			fatal |= ld->qs[i]->fatal != 0;
-		if (fatal) {
-			nvmeof_path_down(td, ld, p, rc, why);
-			found = 1;
-		}
-	}
-	/* An error no queue owns (should not happen): every path is suspect. */
-	if (!found)
-		for (unsigned p = 0; p < ld->nr_paths; p++)
-			if (!ld->paths[p].reconnecting && !ld->paths[p].gone)
-				nvmeof_path_down(td, ld, p, rc, why);
-	if (!nvmeof_mp_any_left(ld))
-		nvmeof_mp_all_lost(td, ld);
-}
-
-/* Reconnect attempts of lost paths, when due.  1: a path came back (I/O may go out). */
-static int nvmeof_mp_reconnect(struct thread_data *td, struct nvmeof_data *ld)
-{
-	struct nvmeof_options *o = td->eo;
-	int back = 0, stopping = nvmeof_stop_requested(td, ld);
-
-	for (unsigned p = 0; p < ld->nr_paths; p++) {
-		struct nvmeof_path *pa = &ld->paths[p];
-		struct nvmf_mp_path *mpp = &ld->mp.p[p];
-		char err[NVMF_ERR_LEN];
-		uint64_t now = nvmf_now_ms();
-		int rc;
-
-		if (!pa->reconnecting || (!stopping && now < pa->next_attempt_ms))
-			continue;
-		if (stopping) {
-			pa->reconnecting = 0;
-			pa->gone = 1;
-			snprintf(mpp->why, sizeof(mpp->why), "fio stopped the job while reconnecting");
-			continue;
-		}
-		pa->attempts++;
-		rc = nvmf_lane_reconnect(pa->lane, err, sizeof(err));
-		now = nvmf_now_ms();
-		if (!rc) {
-			const struct nvmf_lane_info *in = nvmf_lane_info(pa->lane);
-			unsigned entries, most = nvmeof_depth_limit(in, &entries);
-
-			/* A controller back with a smaller queue would leave I/Os waiting for ever. */
-			if (td->o.iodepth > most) {
-				snprintf(mpp->why, sizeof(mpp->why), "back (cntlid %u) with a smaller "
-					 "queue: iodepth %u, the controller takes %u", in->cntlid,
-					 td->o.iodepth, most);
-				nvmf_lane_kill(pa->lane);
-				pa->reconnecting = 0;
-				pa->gone = 1;
-				nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name,
-					   mpp->why);
-				continue;
-			}
-			pa->reconnecting = 0;
-			mpp->connected = 1;
-			mpp->ana = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, NULL, 0);
-			pa->ana_gen = nvmf_lane_ana_gen(pa->lane);
-			snprintf(mpp->why, sizeof(mpp->why), "back after %llu ms",
-				 (unsigned long long)(now - pa->loss_ms));
-			nvmeof_queues_attach(ld);
-			nvmeof_info("nvmeof: %s: path %s reconnected after %llu ms (attempt %u, cntlid "
-				    "%u, ANA %s)\n", td->o.name, mpp->name,
-				    (unsigned long long)(now - pa->loss_ms), pa->attempts, in->cntlid,
-				    mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
-			back = 1;
-			continue;
-		}
-		if (now - pa->loss_ms < o->ctrl_loss_tmo) {
-			pa->next_attempt_ms = now + o->reconnect_delay;
-			continue;
-		}
-		pa->reconnecting = 0;
-		pa->gone = 1;
-		snprintf(mpp->why, sizeof(mpp->why), "%.60s; not back within ctrl_loss_tmo %u ms "
-			 "after %u attempt(s) (last: %.40s)", ld->mp_last_ev[p] ?
-			 ld->mp_last_ev[p]->why : "lost", o->ctrl_loss_tmo, pa->attempts, err);
-		nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name, mpp->why);
-	}
-	if (!nvmeof_mp_any_left(ld))
-		nvmeof_mp_all_lost(td, ld);
-	return back;
-}
-
-/* Each connected path's ANA state, when its controller read a new ANA log.  1: a path became
- * usable (I/O waiting may go out). */
-static int nvmeof_mp_ana(struct thread_data *td, struct nvmeof_data *ld)
-{
-	int usable_again = 0;
-
-	for (unsigned p = 0; p < ld->nr_paths; p++) {
-		struct nvmeof_path *pa = &ld->paths[p];
-		struct nvmf_mp_path *mpp = &ld->mp.p[p];
-		unsigned gen;
-		uint8_t st;
-		int was;
-		char err[NVMF_ERR_LEN], why[NVMF_MP_WHY_LEN];
-
-		if (!mpp->connected || (gen = nvmf_lane_ana_gen(pa->lane)) == pa->ana_gen)
-			continue;
-		pa->ana_gen = gen;
-		st = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, err, sizeof(err));
-		if (st == mpp->ana)
-			continue;
-		was = nvmf_mp_usable(mpp);
-		mpp->ana = st;
-		if (was && !nvmf_mp_usable(mpp)) {
-			snprintf(why, sizeof(why), "ANA log: group %u %s", ld->anagrpid,
-				 nvme_ana_state_name(st));
-			ld->mp_last_ev[p] = nvmf_mp_failover(&ld->mp, p, nvmf_now_ms(), why);
-			mpp->ana_moves++;
-		} else if (!was && nvmf_mp_usable(mpp)) {
-			usable_again = 1;
-			snprintf(mpp->why, sizeof(mpp->why), "ANA %s again", nvme_ana_state_name(st));
-		}
-		nvmeof_info("nvmeof: %s: path %s: ANA group %u now %s%s\n", td->o.name, mpp->name,
-			    ld->anagrpid, nvme_ana_state_name(st),
-			    nvmf_mp_usable(mpp) ? (was ? "" : ": rejoins") : ": I/O leaves it");
-	}
-	return usable_again;
-}
-
-/* Completions of every connected path: reap once, or (wait_ms >= 0) wait as nvmf_lane_wait. */
-static int nvmeof_reap_paths(struct nvmeof_data *ld, int wait_ms)
-{
-	struct nvmf_lane *lanes[NVMF_MAX_PATHS];
-	unsigned n = 0;
-	int sum = 0, c;
-
-	if (ld->nr_paths == 1)
-		return wait_ms >= 0 ? nvmf_lane_wait(ld->lane, wait_ms) : nvmf_lane_reap(ld->lane);
-	for (unsigned p = 0; p < ld->nr_paths; p++)
-		if (ld->mp.p[p].connected)
-			lanes[n++] = ld->paths[p].lane;
-	if (wait_ms >= 0)
-		return n ? nvmf_lanes_wait(lanes, n, wait_ms) : 0;
-	for (unsigned i = 0; i < n; i++) {
-		if ((c = nvmf_lane_reap(lanes[i])) < 0)
-			return c;
-		sum += c;
-	}
-	return sum;
-}
-
-/* The connection checks of nvmf_lane_check on every connected path: the first failing one's
- * queues are given up (0, or its error with why). */
-static int nvmeof_check_paths(struct nvmeof_data *ld, uint64_t now, uint64_t *age, char *why,
-			      size_t whylen)
-{
-	uint64_t a;
-	int rc;
-
-	if (ld->nr_paths == 1) {
-		rc = nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, age, why, whylen);
-		if (rc < 0)
-			nvmeof_abandon_all(ld, rc, why);
-		return rc;
-	}
-	*age = 0;
-	for (unsigned p = 0; p < ld->nr_paths; p++) {
-		struct nvmeof_path *pa = &ld->paths[p];
-
-		if (!ld->mp.p[p].connected)
-			continue;
-		rc = nvmf_lane_check(pa->lane, now, ld->io_timeout_ms, &a, why, whylen);
-		if (rc < 0) {
-			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
-				nvmf_queue_abandon(ld->qs[i], rc, why);
-			return rc;
-		}
-		if (a > *age)
-			*age = a;
-	}
-	return 0;
-}
-
-static int nvmeof_mp_usable_any(const struct nvmeof_data *ld)
-{
-	for (unsigned p = 0; p < ld->nr_paths; p++)
-		if (nvmf_mp_usable(&ld->mp.p[p]))
-			return 1;
-	return 0;
 }
 
 /* The lane is gone (the target disconnected, a command timed out, keep-alive lost, the
@@ -1313,7 +815,7 @@ static int fio_nvmeof_commit(struct thread_data *td)
 /* fio is stopping this job: Ctrl-C/SIGTERM (fio sets terminate), its runtime is over (fio
  * itself only looks between I/Os, and a job waiting on a silent target never gets there),
  * or, in process mode, the fio that forked it is gone. */
-static int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
+int nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld)
 {
 	if (td->terminate)
 		return 1;

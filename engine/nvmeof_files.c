@@ -116,6 +116,8 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 				       "give one\n", o->discovery, rc && t.traddr[0] ? t.traddr : o->traddr);
 			return -EINVAL;
 		}
+		nf->ns.nsid = rc && t.nsid ? t.nsid : o->nsid ? o->nsid : 1;
+		nf->adrfam = rc && t.adrfam != AF_UNSPEC ? t.adrfam : oaf;
 		/* setup again (fio calls it more than once): what discovery found stays */
 		if (nf->discovered) {
 			memcpy(nf->traddr, nf->paths[0].traddr, sizeof(nf->traddr));

@@ -3,11 +3,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
 #include "nvmf_err.h"
 #include "nvmf_lane.h"
@@ -21,15 +24,17 @@
 
 /* After bring-up the admin queue belongs to this thread: fio does not call the engine during
  * thinktime, rate pauses, verify phases or between stonewalled jobs, so the I/O path alone
- * cannot keep a controller alive.  It never touches the I/O queue and takes no lock the I/O
+ * cannot keep a controller alive.  It also watches every queue's RDMA CM channel: a target that
+ * disconnects is seen at once, not when the job next looks (a disconnect does not move a user
+ * QP to the error state, so posted commands would just wait); the thread shuts the I/O queue
+ * pairs off, which flushes what they hold to the job's next reap.  It takes no lock the I/O
  * path takes; the I/O path only reads `failed`. */
 struct nvmf_keepalive {
 	pthread_t       thread;
-	pthread_mutex_t lock;
-	pthread_cond_t  cond;        /* CLOCK_MONOTONIC */
+	int             wake_fd;     /* eventfd: stop, or read the ANA log now */
 	int             running;
-	int             stop;        /* under lock */
-	unsigned        interval_ms;
+	int             stop;        /* __atomic */
+	unsigned        interval_ms; /* 0: no keep-alive (the thread only watches) */
 	unsigned        timeout_ms;
 	int             failed;      /* negative errno; __atomic, msg written before it */
 	char            msg[NVMF_ERR_LEN];
@@ -279,6 +284,15 @@ static int nvmf_identify(struct nvmf_lane *lane, uint8_t cns, uint32_t nsid, uin
 
 static int nvmf_keepalive_wait(void *ctx, int timeout_ms);
 
+static void nvmf_keepalive_wake(struct nvmf_keepalive *ka)
+{
+	uint64_t one = 1;
+
+	if (write(ka->wake_fd, &one, sizeof(one)) < 0) {
+		/* the counter is already set (EAGAIN): the thread wakes anyway */
+	}
+}
+
 /* ---- ANA ---------------------------------------------------------------------------------- */
 #define NVMF_ANA_LOG_MAX  4096      /* header + 32 groups (read groups only) */
 #define NVMF_ANA_POLL_MS  1000      /* no Asynchronous Event Request yet: the log is polled */
@@ -390,9 +404,7 @@ void nvmf_lane_ana_poke(struct nvmf_lane *lane)
 	if (!ka->running || !ka->ana_ms)
 		return;
 	__atomic_store_n(&ka->ana_want, 1, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&ka->lock);
-	pthread_cond_signal(&ka->cond);
-	pthread_mutex_unlock(&ka->lock);
+	nvmf_keepalive_wake(ka);
 }
 
 static void nvmf_copy_trim(char *dst, const void *src, size_t n)
@@ -779,31 +791,69 @@ static int nvmf_keepalive_once(struct nvmf_lane *lane)
 	return 0;
 }
 
-/* Keep-alive every interval_ms (0: none asked for) and, where the controller reports ANA, the
- * ANA log every ana_ms or at once when asked (nvmf_lane_ana_poke). */
+/* The RDMA CM channels the keep-alive thread watches: the admin queue's and each I/O queue's.
+ * A fatal event (disconnect, device removal): the lane's reason is kept and every I/O queue
+ * pair is shut off now.  0, or the event's negative errno. */
+static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, unsigned n)
+{
+	struct nvmf_keepalive *ka = &lane->ka;
+	char why[NVMF_ERR_LEN];
+	int rc = 0;
+
+	for (unsigned i = 0; i < n && !rc; i++) {
+		struct nvmf_rdma_queue *rq = i ? lane->ioqs[i - 1] : lane->aq;
+
+		if (pfd[i].revents & (POLLIN | POLLERR | POLLHUP))
+			rc = nvmf_rdma_queue_cm_check(rq, why, sizeof(why));
+	}
+	if (!rc)
+		return 0;
+	snprintf(ka->msg, sizeof(ka->msg), "%s", why);
+	__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < lane->nr_ioqs; i++)
+		nvmf_rdma_queue_kill_why(lane->ioqs[i], rc, why);
+	return rc;
+}
+
+/* Keep-alive every interval_ms (0: none asked for); where the controller reports ANA, the ANA
+ * log every ana_ms or at once when asked (nvmf_lane_ana_poke); in between, asleep on the
+ * queues' RDMA CM channels and the wake-up descriptor. */
 static void *nvmf_keepalive_thread(void *arg)
 {
 	struct nvmf_lane *lane = arg;
 	struct nvmf_keepalive *ka = &lane->ka;
+	struct pollfd pfd[NVMF_MAX_IO_QUEUES + 2];
 	uint64_t now = nvmf_now_ms();
 	uint64_t ka_due = ka->interval_ms ? now + ka->interval_ms : UINT64_MAX;
 	uint64_t ana_due = ka->ana_ms ? now + ka->ana_ms : UINT64_MAX;
+	unsigned ncm = 1 + lane->nr_ioqs;
 	int rc = 0;
 
-	pthread_mutex_lock(&ka->lock);
-	while (!ka->stop) {
-		struct timespec ts;
-		uint64_t due = ka_due < ana_due ? ka_due : ana_due;
+	for (unsigned i = 0; i < ncm; i++) {
+		struct nvmf_rdma_queue *rq = i ? lane->ioqs[i - 1] : lane->aq;
 
-		while (!ka->stop && nvmf_now_ms() < due &&
-		       !__atomic_load_n(&ka->ana_want, __ATOMIC_ACQUIRE)) {
-			ts.tv_sec = (time_t)(due / 1000);
-			ts.tv_nsec = (long)(due % 1000) * 1000000;
-			pthread_cond_timedwait(&ka->cond, &ka->lock, &ts);
+		pfd[i].fd = rq && rq->ch ? rq->ch->fd : -1;   /* poll skips a negative fd */
+		pfd[i].events = POLLIN;
+	}
+	pfd[ncm].fd = ka->wake_fd;
+	pfd[ncm].events = POLLIN;
+	while (!__atomic_load_n(&ka->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t due = ka_due < ana_due ? ka_due : ana_due;
+		int timeout = due == UINT64_MAX ? -1 : due <= now ? 0 :
+			      due - now > 60000 ? 60000 : (int)(due - now);
+		uint64_t cnt;
+
+		for (unsigned i = 0; i <= ncm; i++)
+			pfd[i].revents = 0;
+		if (poll(pfd, ncm + 1, timeout) > 0) {
+			if (pfd[ncm].revents & POLLIN && read(ka->wake_fd, &cnt, sizeof(cnt)) < 0) {
+				/* nothing to read: woken by someone else's read */
+			}
+			if (__atomic_load_n(&ka->stop, __ATOMIC_ACQUIRE))
+				break;
+			if (nvmf_keepalive_cm(lane, pfd, ncm))
+				break;
 		}
-		if (ka->stop)
-			break;
-		pthread_mutex_unlock(&ka->lock);
 		now = nvmf_now_ms();
 		rc = 0;
 		if (now >= ka_due) {
@@ -817,20 +867,18 @@ static void *nvmf_keepalive_thread(void *arg)
 			 * only leaves the states as they were (ana.err says why). */
 			nvmf_ana_refresh(lane, 1);
 		}
-		pthread_mutex_lock(&ka->lock);
 		if (rc) {
 			__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
 			break;
 		}
+		now = nvmf_now_ms();
 	}
-	pthread_mutex_unlock(&ka->lock);
 	return NULL;
 }
 
 static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
 {
 	struct nvmf_keepalive *ka = &lane->ka;
-	pthread_condattr_t ca;
 	int rc;
 
 	ka->interval_ms = kato_ms ? nvmf_policy_keepalive_interval(kato_ms, lane->info.keepalive_why,
@@ -842,21 +890,19 @@ static int nvmf_keepalive_start(struct nvmf_lane *lane, uint32_t kato_ms)
 	ka->timeout_ms = kato_ms && kato_ms < lane->admin_timeout_ms ? kato_ms : lane->admin_timeout_ms;
 	if (ka->timeout_ms < 1000)
 		ka->timeout_ms = 1000;
-	ka->stop = 0;
+	__atomic_store_n(&ka->stop, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&ka->failed, 0, __ATOMIC_RELEASE);
-	pthread_mutex_init(&ka->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ka->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	__atomic_store_n(&ka->ana_want, 0, __ATOMIC_RELEASE);
+	ka->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ka->wake_fd < 0)
+		return nvmf_lane_errf(lane, -errno, "starting the keep-alive thread: eventfd: %s",
+				      strerror(errno));
 	rc = pthread_create(&ka->thread, NULL, nvmf_keepalive_thread, lane);
-	if (!rc)
-		pthread_setname_np(ka->thread, "nvmf-keepalive");
 	if (rc) {
-		pthread_cond_destroy(&ka->cond);
-		pthread_mutex_destroy(&ka->lock);
+		close(ka->wake_fd);
 		return nvmf_lane_errf(lane, -rc, "starting the keep-alive thread: %s", strerror(rc));
 	}
+	pthread_setname_np(ka->thread, "nvmf-keepalive");
 	ka->running = 1;
 	lane->info.keepalive_ms = ka->interval_ms;
 	return 0;
@@ -869,14 +915,16 @@ static void nvmf_keepalive_stop(struct nvmf_lane *lane)
 
 	if (!ka->running)
 		return;
-	pthread_mutex_lock(&ka->lock);
-	ka->stop = 1;
-	pthread_cond_signal(&ka->cond);
-	pthread_mutex_unlock(&ka->lock);
+	__atomic_store_n(&ka->stop, 1, __ATOMIC_RELEASE);
+	nvmf_keepalive_wake(ka);
 	pthread_join(ka->thread, NULL);
-	pthread_cond_destroy(&ka->cond);
-	pthread_mutex_destroy(&ka->lock);
+	close(ka->wake_fd);
 	ka->running = 0;
+}
+
+const char *nvmf_lane_lost_why(const struct nvmf_lane *lane)
+{
+	return lane && __atomic_load_n(&lane->ka.failed, __ATOMIC_ACQUIRE) ? lane->ka.msg : NULL;
 }
 
 int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, unsigned io_timeout_ms,
@@ -1101,8 +1149,8 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		 * alone when no keep-alive is due). */
 		if (in->ana_reporting && (rc = nvmf_ana_refresh(lane, 0)))
 			return nvmf_lane_errf(lane, rc < 0 ? rc : -EIO, "%s", lane->ana.err);
-		if ((in->kato_ms || in->ana_reporting) &&
-		    (rc = nvmf_keepalive_start(lane, in->kato_ms)))
+		/* The thread also watches the queues' RDMA CM channels: it runs for every lane. */
+		if ((rc = nvmf_keepalive_start(lane, in->kato_ms)))
 			return rc;
 	}
 	return 0;

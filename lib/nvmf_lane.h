@@ -152,6 +152,11 @@ int  nvmf_lane_reap(struct nvmf_lane *lane);
 #define NVMF_LANE_ADMIN_CM_CHECK_MS 1000
 int  nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, unsigned io_timeout_ms,
 		     uint64_t *oldest_age, char *why, size_t whylen);
+/* Why the lane's keep-alive thread found it lost (a target that disconnected, a device that
+ * went away, keep-alive unanswered), NULL while it has not: a queue the thread shut off fails
+ * with a transport status, and this is the reason to report instead. */
+const char *nvmf_lane_lost_why(const struct nvmf_lane *lane);
+
 /* The lane is lost: stop keep-alive, shut every queue pair off (the target can no longer
  * reach the lane's memory), and make nvmf_lane_destroy skip the shutdown handshake. */
 void nvmf_lane_kill(struct nvmf_lane *lane);

@@ -259,6 +259,21 @@ static int nvmf_rdma_cq_reap(struct nvmf_rdma_cq *scq)
 	return n;
 }
 
+/* Failed completions on a queue that was shut off on purpose (nvmf_rdma_queue_kill_why): the
+ * queue fails with that reason before the flushes are read as transport errors. */
+static void nvmf_rdma_killed(struct nvmf_rdma_queue *rq, const struct nvmf_wc *wc, int n)
+{
+	int err = __atomic_load_n(&rq->kill_err, __ATOMIC_ACQUIRE);
+
+	if (!err || rq->q.fatal)
+		return;
+	for (int i = 0; i < n; i++)
+		if (wc[i].status) {
+			nvmf_queue_abandon(&rq->q, err, rq->kill_why);
+			return;
+		}
+}
+
 static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
 {
 	struct nvmf_rdma_queue *rq = ctx;
@@ -273,6 +288,7 @@ static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
 		memcpy(wc, rq->pend, (size_t)n * sizeof(*wc));
 		rq->nr_pend -= (unsigned)n;
 		memmove(rq->pend, rq->pend + n, rq->nr_pend * sizeof(*wc));
+		nvmf_rdma_killed(rq, wc, n);
 		return n;
 	}
 	n = ibv_poll_cq(rq->cq->cq, max, rq->cq->ibwcs);
@@ -288,6 +304,7 @@ static int nvmf_rdma_poll(void *ctx, struct nvmf_wc *wc, int max)
 		wc[i].is_recv = (w->wr_id & NVMF_WRID_RECV) != 0;
 		wc[i].byte_len = w->byte_len;
 	}
+	nvmf_rdma_killed(rq, wc, n);
 	return n;
 }
 
@@ -741,6 +758,17 @@ int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int ti
 	if (n > NVMF_RDMA_WAIT_MAX)
 		n = NVMF_RDMA_WAIT_MAX;
 	return nvmf_rdma_sets_wait(&rqs, &n, 1, timeout_ms);
+}
+
+void nvmf_rdma_queue_kill_why(struct nvmf_rdma_queue *rq, int err, const char *why)
+{
+	if (!rq)
+		return;
+	if (!__atomic_load_n(&rq->kill_err, __ATOMIC_ACQUIRE)) {
+		snprintf(rq->kill_why, sizeof(rq->kill_why), "%s", why);
+		__atomic_store_n(&rq->kill_err, err, __ATOMIC_RELEASE);
+	}
+	nvmf_rdma_queue_kill(rq);
 }
 
 void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq)

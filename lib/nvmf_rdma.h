@@ -65,6 +65,8 @@ struct nvmf_rdma_queue {
 	int                        connected;
 	uint16_t                   crqsize;
 	unsigned                   disconnect_wait_ms; /* at destroy; 0: the default (1 s) */
+	int                        kill_err;  /* __atomic: shut off on purpose (kill_why written first) */
+	char                       kill_why[160];
 	char                      *err;
 	size_t                     errlen;
 };
@@ -76,6 +78,9 @@ void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq);
 /* Shut the queue off at once: the QP goes to the error state, so the target can no longer
  * reach the lane's memory through it and every posted work request is flushed. */
 void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq);
+/* The same from another thread, with the reason: the queue's next reap fails it with err and
+ * why instead of reading the flushed completions as transport errors. */
+void nvmf_rdma_queue_kill_why(struct nvmf_rdma_queue *rq, int err, const char *why);
 /* A connected queue's RDMA CM events, without blocking: 0 when none; otherwise the event is
  * acked, described in why, and the queue is gone: -ENOTCONN (the target disconnected),
  * -ENODEV (the RDMA device went away) or -ECONNABORTED (anything else). */

@@ -43,8 +43,8 @@ done
 # FAULT_AT seconds into a 10 s verified random-write job, run FAULT; RESTORE at RESTORE_AT.
 JOB="--name=mpf --rw=randwrite --bs=4k --size=16m --iodepth=16 --verify=crc32c
 	--verify_backlog=64 --time_based --runtime=10 --ctrl_loss_tmo=30s --reconnect_delay=300ms"
-fault_run() {
-	local name=$1 fault=$2 restore=$3 extra=$4 rc
+fault_run() {   # NAME FAULT RESTORE EXTRA [MAX_QUIET_MS]
+	local name=$1 fault=$2 restore=$3 extra=$4 maxq=${5:-0} rc
 	rm -f "$WORK/$name.mp.json"
 	timeout -k 5 120 fio --output-format=json --output="$WORK/$name.json" $MP $JOB $extra \
 		--mp_stats="$WORK/$name.mp.json" >"$WORK/$name.log" 2>&1 &
@@ -53,14 +53,19 @@ fault_run() {
 	sleep 3; eval "$restore"
 	wait $pid; rc=$?
 	fio_judge "$name" w $rc
-	if ! python3 - "$WORK/$name.mp.json" <<'PY'
+	if ! python3 - "$WORK/$name.mp.json" "$maxq" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+maxq = int(sys.argv[2])
 assert len(recs) == 1, "want one record, got %d" % len(recs)
 r = recs[0]
 assert r["failovers"] >= 1, "no failover recorded"
 ev = r["events"][0]
 assert ev["recovered"], "the failover never recovered: %s" % ev
+# a disconnect is seen when it happens (the keep-alive thread sleeps on the CM channels), not
+# after a command has waited (the job thread's own CM check needs 50 ms of silence)
+assert not maxq or ev["quiet_before_ms"] < maxq, \
+    "the path was silent %d ms before it was declared lost (want < %d)" % (ev["quiet_before_ms"], maxq)
 print("failover: %s; %d I/Os moved; recovery %d ms (silent %d ms before)" % (
     ev["why"], ev["ios_moved"], ev["recovery_ms"], ev["quiet_before_ms"]))
 PY
@@ -74,7 +79,7 @@ grep -q "path $P1 leaves the I/O\|path $P1: ANA group 1 now inaccessible" "$WORK
 grep -q "path $P1: ANA group 1 now optimized: rejoins" "$WORK/mp-ana-flip.log" &&
 	ok "ANA optimized again: path 1 rejoins" || bad mp-ana-rejoin "no rejoin line"
 
-fault_run mp-port-removed "port_off" "port_on" ""
+fault_run mp-port-removed "port_off" "port_on" "" 50
 grep -q "path $P1 lost: " "$WORK/mp-port-removed.log" &&
 	ok "port removed: $(grep -m1 -o "path $P1 lost: [^;]*; [0-9]* I/O(s) moved" "$WORK/mp-port-removed.log")" ||
 	bad mp-port-lost "no 'path ... lost' line"

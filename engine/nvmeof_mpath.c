@@ -1,0 +1,494 @@
+/* nvmeof_mpath.c - a lane with several paths (traddr's list, or discovery=): connecting them,
+ * the path each I/O takes, a path lost (its I/O moved to another, the path reconnecting in the
+ * background), ANA changes and path statuses, and the end when no path is left.  The decisions
+ * themselves (policy, statuses, the failover record) are lib/nvmf_mpath.c's. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fio.h"
+
+#include "nvmeof_lane.h"
+#include "nvmeof_log.h"
+
+/* Multipath: the path for the next I/O (mp_policy over the usable paths; queue-depth counts
+ * each path's commands outstanding now), -1 when none is usable. */
+int nvmeof_pick_path(struct nvmeof_data *ld)
+{
+	if (ld->mp.policy == NVMF_MP_QUEUE_DEPTH)
+		for (unsigned p = 0; p < ld->nr_paths; p++) {
+			const struct nvmeof_path *pa = &ld->paths[p];
+
+			ld->mp.p[p].inflight = 0;
+			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+				ld->mp.p[p].inflight += ld->qs[i]->nr_inflight;
+		}
+	return nvmf_mp_pick(&ld->mp);
+}
+
+/* Multipath: a completion whose status blames the path (ANA inaccessible, transition,
+ * persistent loss, a pathing error) takes the I/O to another path instead of to fio: back to
+ * the head of the backlog, posted after this reap; its path takes the state the status says
+ * until the ANA log (re-read at once) says otherwise.  1: moved. */
+int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
+{
+	struct nvmf_mp_path *mpp = &ld->mp.p[io->path];
+	uint8_t ana = nvmf_mp_status_ana(io->status);
+	struct nvmf_mp_event *ev = NULL;
+	char why[NVMF_MP_WHY_LEN], st[128];
+
+	if (!nvmf_mp_status_is_path(io->status) || io->resubmits >= NVMEOF_MP_MAX_MOVES)
+		return 0;
+	if (ana != NVMF_ANA_UNKNOWN && nvmf_mp_usable(mpp)) {
+		nvme_status_format(st, sizeof(st), io->status, 0);
+		snprintf(why, sizeof(why), "%s: ANA %s", st, nvme_ana_state_name(ana));
+		mpp->ana = ana;
+		mpp->ana_moves++;
+		ev = nvmf_mp_failover(&ld->mp, io->path, nvmf_now_ms(), why);
+		ld->mp_last_ev[io->path] = ev;
+		nvmeof_info("nvmeof: %s: path %s leaves the I/O: %s\n", ld->name, mpp->name, why);
+	}
+	nvmf_lane_ana_poke(ld->paths[io->path].lane);
+	nvmf_mp_moved(&ld->mp, ev ? ev : ld->mp_last_ev[io->path], 1);
+	io->resubmits++;
+	io->status = 0;
+	io->err = 0;
+	nvmf_io_backlog_add(&ld->backlog, io->lim, io, 1);
+	return 1;
+}
+
+/* Connect every path of the job (traddr's list; one path: just it).  Each path is its own
+ * controller with the same host NQN and host ID, as the kernel connects them; the others
+ * share path 0's protection domain, so fio's buffers are registered once for all (paths on
+ * different RDMA devices are refused: one registration per device is not done yet). */
+int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
+				const struct nvmeof_file *nf0, struct nvmf_lane_opts *lo)
+{
+	struct nvmeof_options *o = td->eo;
+	char err[NVMF_ERR_LEN], host[256];
+	int rc;
+
+	ld->nr_paths = nf0->nr_paths ? nf0->nr_paths : 1;
+	ld->name = td->o.name;
+	ld->anagrpid = nf0->ns.anagrpid;
+	ld->mp.nr = ld->nr_paths;
+	ld->mp.policy = o->mp_policy;
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmf_lane_opts po = *lo;
+		const struct nvmf_lane_info *pin;
+
+		po.traddr = nf0->paths[p].traddr;
+		po.trsvcid = nf0->paths[p].trsvcid;
+		if (ld->nr_paths > 1)
+			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
+		po.pd = p ? nvmf_lane_pd(ld->lane) : NULL;
+		snprintf(ld->mp.p[p].name, sizeof(ld->mp.p[p].name), "%s%s%s:%s",
+			 strchr(po.traddr, ':') ? "[" : "", po.traddr,
+			 strchr(po.traddr, ':') ? "]" : "", po.trsvcid);
+		rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err));
+		if (rc) {
+			if (ld->nr_paths > 1)
+				nvmeof_job_err(td, "path %u (%s): %s\n", p + 1, ld->mp.p[p].name, err);
+			else
+				nvmeof_job_err(td, "%s\n", err);
+			return rc;
+		}
+		if (!p)
+			ld->lane = ld->paths[0].lane;
+		pin = nvmf_lane_info(ld->paths[p].lane);
+		ld->mp.p[p].connected = 1;
+		ld->mp.p[p].ana = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane, ld->anagrpid, NULL, 0);
+		ld->paths[p].ana_gen = nvmf_lane_ana_gen(ld->paths[p].lane);
+		if (p && strcmp(pin->subnqn, nvmf_lane_info(ld->lane)->subnqn)) {
+			nvmeof_job_err(td, "path %u (%s) reaches subsystem %s, path 1 %s: every path "
+				       "must reach the same subsystem\n", p + 1, ld->mp.p[p].name,
+				       pin->subnqn, nvmf_lane_info(ld->lane)->subnqn);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A file's limits: the smallest any path's controller allows (one I/O may go to any). */
+void nvmeof_paths_limits(struct nvmeof_data *ld, struct nvmeof_file *nf)
+{
+	nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
+	for (unsigned p = 1; p < ld->nr_paths; p++) {
+		struct nvmf_io_limits l;
+
+		if (ld->paths[p].reconnecting || ld->paths[p].gone)
+			continue;
+		nvmf_lane_io_limits(ld->paths[p].lane, nf->ns.lba_size, &l);
+		if (l.max_xfer < nf->lim.max_xfer)
+			nf->lim.max_xfer = l.max_xfer;
+		if (l.inline_max < nf->lim.inline_max)
+			nf->lim.inline_max = l.inline_max;
+	}
+}
+
+/* Multipath: one more line, each path with its controller and ANA state. */
+void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
+{
+	char line[NVMF_MAX_PATHS * 420];
+	size_t o = 0;
+
+	line[0] = 0;
+	for (unsigned p = 0; p < ld->nr_paths && o < sizeof(line); p++) {
+		const struct nvmf_lane_info *in = nvmf_lane_info(ld->paths[p].lane);
+		uint8_t ana = ld->mp.p[p].ana;
+
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s cntlid %u via %s (%s, ANA %s)",
+				      p ? "; " : "", ld->mp.p[p].name, in->cntlid, in->rdma_dev,
+				      in->local_addr, ana ? nvme_ana_state_name(ana) : "not reported");
+	}
+	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s\n", td->o.name,
+		    ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line);
+}
+
+static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (unsigned p = 0; p < ld->nr_paths && o < len; p++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s: %s", p ? "; " : "", ld->mp.p[p].name,
+				      ld->mp.p[p].why[0] ? ld->mp.p[p].why : "usable");
+}
+
+/* No path is left (each gone: lost with ctrl_loss_tmo 0 or past it): everything waiting
+ * fails and the job ends with one line naming each path's reason. */
+void nvmeof_mp_all_lost(struct thread_data *td, struct nvmeof_data *ld)
+{
+	char line[NVMF_MAX_PATHS * (NVMF_MP_WHY_LEN + 320)];
+
+	ld->lost = -ENOTCONN;
+	nvmf_io_backlog_fail(&ld->backlog, ld->lost, &ld->cpl);
+	ld->nr_unstamped = 0;
+	nvmeof_path_name_line(ld, line, sizeof(line));
+	nvmeof_err("nvmeof: %s: lane failed: all %u paths lost: %s\n", td->o.name, ld->nr_paths,
+		   line);
+	if (!ld->failed_logged) {
+		ld->failed_logged = 1;
+		td_verror(td, -ld->lost, "nvmeof lane");
+	}
+	fio_mark_td_terminate(td);
+}
+
+static int nvmeof_mp_any_left(const struct nvmeof_data *ld)
+{
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (!ld->paths[p].gone)
+			return 1;
+	return 0;
+}
+
+/* Path p is lost: its controller is shut off, every I/O it held goes to the head of the
+ * backlog (posted ones too: another path re-issues them, as the kernel's multipath does; at
+ * most NVMEOF_MP_MAX_MOVES times each), and it reconnects in the background (ctrl_loss_tmo)
+ * or is gone. */
+static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, unsigned p, int rc,
+			     const char *why)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmeof_path *pa = &ld->paths[p];
+	struct nvmf_mp_path *mpp = &ld->mp.p[p];
+	struct nvmf_mp_event *ev;
+	struct nvmf_io_lost lost;
+	char msg[NVMF_MP_WHY_LEN];
+	uint64_t now = nvmf_now_ms();
+	unsigned keep = 0;
+
+	snprintf(msg, sizeof(msg), "%s", why ? why : strerror(-rc));
+	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+		if (ld->qs[i]->fatal_msg[0]) {
+			snprintf(msg, sizeof(msg), "%s", ld->qs[i]->fatal_msg);
+			break;
+		}
+	/* the keep-alive thread's reason, where it found the path lost and shut it off */
+	if (nvmf_lane_lost_why(pa->lane))
+		snprintf(msg, sizeof(msg), "%s", nvmf_lane_lost_why(pa->lane));
+	nvmf_lane_kill(pa->lane);
+	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+		nvmf_queue_abandon(ld->qs[i], rc, msg);
+	if (nvmf_io_requeue_lost(&ld->qs[pa->first_q], pa->nr_q, &ld->backlog, NVMEOF_MP_MAX_MOVES,
+				 rc, &ld->cpl, &lost)) {
+		memset(&lost, 0, sizeof(lost));
+		for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+			nvmf_queue_fail_all(ld->qs[i], ld->qs[i]->fatal, ld->qs[i]->fatal_msg);
+	}
+	/* Staged here and not posted: back in the backlog, stamped when posted elsewhere. */
+	for (unsigned i = 0; i < ld->nr_unstamped; i++)
+		if (((struct nvmf_io *)ld->unstamped[i]->engine_data)->path != p)
+			ld->unstamped[keep++] = ld->unstamped[i];
+	ld->nr_unstamped = keep;
+	mpp->connected = 0;
+	mpp->losses++;
+	ev = nvmf_mp_failover(&ld->mp, p, now, msg);
+	ld->mp_last_ev[p] = ev;
+	nvmf_mp_moved(&ld->mp, ev, lost.resubmitted + lost.requeued);
+	if (o->ctrl_loss_tmo) {
+		pa->reconnecting = 1;
+		pa->loss_ms = now;
+		pa->next_attempt_ms = now + o->reconnect_delay;
+		pa->attempts = 0;
+	} else {
+		pa->gone = 1;
+	}
+	nvmeof_queues_attach(ld);
+	nvmeof_err("nvmeof: %s: path %s lost: %s; %u I/O(s) moved to the other paths, %u failed "
+		   "(moved %u times already); %s\n", td->o.name, mpp->name, msg,
+		   lost.resubmitted + lost.requeued, lost.failed, NVMEOF_MP_MAX_MOVES,
+		   pa->reconnecting ? "reconnecting in the background (ctrl_loss_tmo)" :
+		   "not reconnecting (ctrl_loss_tmo=0)");
+}
+
+/* The queues that failed name the paths that are lost: each goes down; the lane lives on while
+ * any path is left (or may come back). */
+void nvmeof_mp_fault(struct thread_data *td, struct nvmeof_data *ld, int rc,
+			    const char *why)
+{
+	int found = 0;
+
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+		int fatal = 0;
+
+		if (pa->reconnecting || pa->gone)
+			continue;
+		for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+			fatal |= ld->qs[i]->fatal != 0;
+		if (fatal) {
+			nvmeof_path_down(td, ld, p, rc, why);
+			found = 1;
+		}
+	}
+	/* An error no queue owns (should not happen): every path is suspect. */
+	if (!found)
+		for (unsigned p = 0; p < ld->nr_paths; p++)
+			if (!ld->paths[p].reconnecting && !ld->paths[p].gone)
+				nvmeof_path_down(td, ld, p, rc, why);
+	if (!nvmeof_mp_any_left(ld))
+		nvmeof_mp_all_lost(td, ld);
+}
+
+/* A reconnect attempt runs on a thread of its own: a full bring-up (connect, enable, identify,
+ * the I/O queues) takes tens of milliseconds even when it succeeds, and the job's thread keeps
+ * serving the other paths meanwhile.  The attempt touches only its path's lane, which the job
+ * thread leaves alone until the attempt is joined. */
+static void *nvmeof_path_reconnect_thread(void *arg)
+{
+	struct nvmeof_path *pa = arg;
+
+	pa->rc_rc = nvmf_lane_reconnect(pa->lane, pa->rc_err, sizeof(pa->rc_err));
+	__atomic_store_n(&pa->rc_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void nvmeof_paths_quiesce(struct nvmeof_data *ld)
+{
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (ld->paths[p].rc_running) {
+			pthread_join(ld->paths[p].rc_thread, NULL);
+			ld->paths[p].rc_running = 0;
+		}
+}
+
+/* A finished attempt of path p: back (1), or still lost (0), or given up (0, gone set). */
+static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *ld, unsigned p)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmeof_path *pa = &ld->paths[p];
+	struct nvmf_mp_path *mpp = &ld->mp.p[p];
+	uint64_t now = nvmf_now_ms();
+	char lost[NVMF_MP_WHY_LEN], last[NVMF_ERR_LEN];
+
+	if (!pa->rc_rc) {
+		const struct nvmf_lane_info *in = nvmf_lane_info(pa->lane);
+		unsigned entries, most = nvmeof_depth_limit(in, &entries);
+
+		/* A controller back with a smaller queue would leave I/Os waiting for ever. */
+		if (td->o.iodepth > most) {
+			snprintf(mpp->why, sizeof(mpp->why), "back (cntlid %u) with a smaller queue: "
+				 "iodepth %u, the controller takes %u", in->cntlid, td->o.iodepth, most);
+			nvmf_lane_kill(pa->lane);
+			pa->reconnecting = 0;
+			pa->gone = 1;
+			nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name,
+				   mpp->why);
+			return 0;
+		}
+		pa->reconnecting = 0;
+		mpp->connected = 1;
+		mpp->ana = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, NULL, 0);
+		pa->ana_gen = nvmf_lane_ana_gen(pa->lane);
+		snprintf(mpp->why, sizeof(mpp->why), "back after %llu ms",
+			 (unsigned long long)(now - pa->loss_ms));
+		nvmeof_queues_attach(ld);
+		nvmeof_info("nvmeof: %s: path %s reconnected after %llu ms (attempt %u, cntlid %u, "
+			    "ANA %s)\n", td->o.name, mpp->name, (unsigned long long)(now - pa->loss_ms),
+			    pa->attempts, in->cntlid,
+			    mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
+		return 1;
+	}
+	if (now - pa->loss_ms < o->ctrl_loss_tmo) {
+		pa->next_attempt_ms = now + o->reconnect_delay;
+		return 0;
+	}
+	pa->reconnecting = 0;
+	pa->gone = 1;
+	/* (copies: the sources live in ld, as the destination does) */
+	snprintf(lost, sizeof(lost), "%s", ld->mp_last_ev[p] ? ld->mp_last_ev[p]->why : "lost");
+	snprintf(last, sizeof(last), "%s", pa->rc_err);
+	snprintf(mpp->why, sizeof(mpp->why), "%.60s; not back within ctrl_loss_tmo %u ms after "
+		 "%u attempt(s) (last: %.40s)", lost, o->ctrl_loss_tmo, pa->attempts, last);
+	nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name, mpp->why);
+	return 0;
+}
+
+/* Lost paths: an attempt started when due, a finished one taken in.  1: a path came back (I/O
+ * may go out).  While fio stops the job, a running attempt is waited for (connect_timeout
+ * bounds it) and every lost path is given up. */
+int nvmeof_mp_reconnect(struct thread_data *td, struct nvmeof_data *ld)
+{
+	int back = 0, stopping = nvmeof_stop_requested(td, ld);
+
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+
+		if (!pa->reconnecting)
+			continue;
+		if (pa->rc_running) {
+			if (!stopping && !__atomic_load_n(&pa->rc_done, __ATOMIC_ACQUIRE))
+				continue;
+			pthread_join(pa->rc_thread, NULL);
+			pa->rc_running = 0;
+			back |= nvmeof_path_attempt_done(td, ld, p);
+			if (!pa->reconnecting || !stopping)
+				continue;
+		}
+		if (stopping) {
+			if (!pa->rc_rc)     /* came back just now: it may stay, the job ends anyway */
+				continue;
+			pa->reconnecting = 0;
+			pa->gone = 1;
+			snprintf(ld->mp.p[p].why, sizeof(ld->mp.p[p].why),
+				 "fio stopped the job while reconnecting");
+			continue;
+		}
+		if (nvmf_now_ms() < pa->next_attempt_ms)
+			continue;
+		pa->attempts++;
+		pa->rc_rc = -EAGAIN;
+		__atomic_store_n(&pa->rc_done, 0, __ATOMIC_RELEASE);
+		if (pthread_create(&pa->rc_thread, NULL, nvmeof_path_reconnect_thread, pa)) {
+			nvmeof_path_reconnect_thread(pa);     /* no thread: the attempt runs here */
+			back |= nvmeof_path_attempt_done(td, ld, p);
+			continue;
+		}
+		pa->rc_running = 1;
+	}
+	if (!nvmeof_mp_any_left(ld))
+		nvmeof_mp_all_lost(td, ld);
+	return back;
+}
+
+/* Each connected path's ANA state, when its controller read a new ANA log.  1: a path became
+ * usable (I/O waiting may go out). */
+int nvmeof_mp_ana(struct thread_data *td, struct nvmeof_data *ld)
+{
+	int usable_again = 0;
+
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+		struct nvmf_mp_path *mpp = &ld->mp.p[p];
+		unsigned gen;
+		uint8_t st;
+		int was;
+		char err[NVMF_ERR_LEN], why[NVMF_MP_WHY_LEN];
+
+		if (!mpp->connected || (gen = nvmf_lane_ana_gen(pa->lane)) == pa->ana_gen)
+			continue;
+		pa->ana_gen = gen;
+		st = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, err, sizeof(err));
+		if (st == mpp->ana)
+			continue;
+		was = nvmf_mp_usable(mpp);
+		mpp->ana = st;
+		if (was && !nvmf_mp_usable(mpp)) {
+			snprintf(why, sizeof(why), "ANA log: group %u %s", ld->anagrpid,
+				 nvme_ana_state_name(st));
+			ld->mp_last_ev[p] = nvmf_mp_failover(&ld->mp, p, nvmf_now_ms(), why);
+			mpp->ana_moves++;
+		} else if (!was && nvmf_mp_usable(mpp)) {
+			usable_again = 1;
+			snprintf(mpp->why, sizeof(mpp->why), "ANA %s again", nvme_ana_state_name(st));
+		}
+		nvmeof_info("nvmeof: %s: path %s: ANA group %u now %s%s\n", td->o.name, mpp->name,
+			    ld->anagrpid, nvme_ana_state_name(st),
+			    nvmf_mp_usable(mpp) ? (was ? "" : ": rejoins") : ": I/O leaves it");
+	}
+	return usable_again;
+}
+
+/* Completions of every connected path: reap once, or (wait_ms >= 0) wait as nvmf_lane_wait. */
+int nvmeof_reap_paths(struct nvmeof_data *ld, int wait_ms)
+{
+	struct nvmf_lane *lanes[NVMF_MAX_PATHS];
+	unsigned n = 0;
+	int sum = 0, c;
+
+	if (ld->nr_paths == 1)
+		return wait_ms >= 0 ? nvmf_lane_wait(ld->lane, wait_ms) : nvmf_lane_reap(ld->lane);
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (ld->mp.p[p].connected)
+			lanes[n++] = ld->paths[p].lane;
+	if (wait_ms >= 0)
+		return n ? nvmf_lanes_wait(lanes, n, wait_ms) : 0;
+	for (unsigned i = 0; i < n; i++) {
+		if ((c = nvmf_lane_reap(lanes[i])) < 0)
+			return c;
+		sum += c;
+	}
+	return sum;
+}
+
+/* The connection checks of nvmf_lane_check on every connected path: the first failing one's
+ * queues are given up (0, or its error with why). */
+int nvmeof_check_paths(struct nvmeof_data *ld, uint64_t now, uint64_t *age, char *why,
+			      size_t whylen)
+{
+	uint64_t a;
+	int rc;
+
+	if (ld->nr_paths == 1) {
+		rc = nvmf_lane_check(ld->lane, now, ld->io_timeout_ms, age, why, whylen);
+		if (rc < 0)
+			nvmeof_abandon_all(ld, rc, why);
+		return rc;
+	}
+	*age = 0;
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		struct nvmeof_path *pa = &ld->paths[p];
+
+		if (!ld->mp.p[p].connected)
+			continue;
+		rc = nvmf_lane_check(pa->lane, now, ld->io_timeout_ms, &a, why, whylen);
+		if (rc < 0) {
+			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
+				nvmf_queue_abandon(ld->qs[i], rc, why);
+			return rc;
+		}
+		if (a > *age)
+			*age = a;
+	}
+	return 0;
+}
+
+int nvmeof_mp_usable_any(const struct nvmeof_data *ld)
+{
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		if (nvmf_mp_usable(&ld->mp.p[p]))
+			return 1;
+	return 0;
+}
