@@ -624,12 +624,22 @@ def run_failover(a, r):
         fo["note"] = "no completion log: %s" % e
     if times is not None:
         fo["completions"] = len(times)
+        fo["first_completion_s"] = rel(times[0]) if times else None
         fo["timeline"] = [[round(x, 3), y] for x, y in qualify_failover.timeline(times, t0)]
-        if fo["fault_ms"] is not None:
+        if fo["fault_ms"] is not None and times and fo["fault_ms"] < times[0]:
+            fo["note"] = ("the fault ran %.1f s after fio started, before its first completion (%.1f s): fio was "
+                          "still starting (connecting); give a later --fault-at" % (fo["fault_s"], fo["first_completion_s"]))
+        elif fo["fault_ms"] is not None:
             gap, gs, ge = qualify_failover.longest_gap(times, fo["fault_ms"])
             fo["failover_ms"], fo["gap_from_s"], fo["gap_to_s"] = gap, rel(gs), rel(ge)
             if gap is None:
                 fo["note"] = "no I/O completed after the fault"
+    if fo.get("note") and not r.stopped:
+        # the run did not measure what it is for: an error, as a failed run is
+        r.errors += 1
+        rec["error"] = "failover not measured: " + fo["note"]
+        r.stopped = {"run": name, "label": "failover", "reason": "error: " + rec["error"]}
+        say("failover: STOP (%s)" % r.stopped["reason"])
     if a.initiator == "engine" and os.path.exists(base + ".mp.json"):
         try:
             mp = qualify_failover.mp_summary(base + ".mp.json")
@@ -773,7 +783,8 @@ def failover_md(rep):
                                                         else ("n/a", "n/a")),
           "| I/O errors (fio total_err) | %s |" % fmt(fo["errors"]),
           "| verify failures | %s |" % fmt(fo["verify_failures"]),
-          "| completions logged | %s |" % fmt(fo.get("completions")), ""]
+          "| completions logged (the first %s s after fio started) | %s |" % (
+              fmt(fo.get("first_completion_s"), 2), fmt(fo.get("completions"))), ""]
     if not eng and fo.get("kernel_paths"):
         L += ["Kernel native multipath over %d controllers (%s)." % (len(fo["kernel_paths"]), " ".join(fo["kernel_paths"])), ""]
     for e in fo.get("events") or []:
@@ -975,7 +986,8 @@ def kernel_connect(a, ctrls):
 
 def kernel_ns_paths(dev):
     """The controllers (paths) under a multipath namespace head's subsystem."""
-    return sorted(os.path.basename(d) for d in glob.glob("/sys/block/%s/device/nvme[0-9]*" % os.path.basename(dev)))
+    return sorted(os.path.basename(d) for d in glob.glob("/sys/block/%s/device/nvme[0-9]*" % os.path.basename(dev))
+                  if re.fullmatch(r"nvme[0-9]+", os.path.basename(d)))     # not its namespaces (nvme0n1)
 
 
 def kernel_disconnect(ctrls):
