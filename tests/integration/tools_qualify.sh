@@ -7,7 +7,7 @@
 #   1. the tool's own testbed mode (engine): tiny sizes, 1 s rounds, generous gates -> PASS,
 #      exit 0, report.md/json and plots, every measured value equal to what this test computes
 #      from the raw fio JSON files; with the failover workload (the tool adds port 4421 and
-#      removes port 1 3 s into a 10 s run): failover_ms, recovery_ms and the I/Os moved equal
+#      removes port 1 5 s into a 12 s run): failover_ms, recovery_ms and the I/Os moved equal
 #      what this test recomputes from the raw completion log and mp_stats;
 #   2. one guest script (guest/tools_qualify.sh): the kernel initiator (the tool's own nvme
 #      connect/disconnect) with one gate set to fail -> exit 1, that gate named FAIL; the kernel
@@ -145,6 +145,18 @@ else
 	ok "failover, local file, fio stopped 0.5 s at 1 s: exit 1, gate failover_ms <= 100 FAIL; $why"
 fi
 
+# a fault before fio's first completion (a fio that takes 2 s to start) measures nothing: an error
+printf '#!/bin/sh\nsleep 2\nexec fio "$@"\n' >"$W/slowfio"; chmod +x "$W/slowfio"
+"$Q" --initiator kernel --dev "$W/fo.img" --destructive --size 8M --qd 8 --precondition none --workloads failover \
+	--fio "$W/slowfio" --fault-at 1 --restore-at 2 --failover-runtime 3 --fault-cmd true --out "$W/fo-early" \
+	>"$W/fo-early.out" 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q '^qualify: stopped early at failover: error: failover not measured: the fault ran 1.0 s after fio started, before its first completion' "$W/fo-early.out" &&
+   grep -q '^qualify: FAIL errors == 0 (implicit): measured 1' "$W/fo-early.out"; then
+	ok "failover, fault before fio's first completion: exit 1, $(grep -m1 -o 'failover not measured: .\{0,90\}' "$W/fo-early.out")"
+else
+	bad "failover, fault before fio's first completion" "exit $rc"; sed 's/^/    | /' "$W/fo-early.out" | tail -8
+fi
+
 # ------------------------------------------------------------------ testbed 1: the tool's own
 cat >"$W/generous.gates" <<'G'
 # generous: anything that moved data passes
@@ -155,7 +167,7 @@ bw_mib_s seqread qd8 >= 0.01
 bw_mib_s seqwrite qd8 >= 0.01
 p99_lat_us randread qd1 <= 60000000   # QD1 latency
 lat_mean_us randread qd1 <= 60000000
-failover_ms <= 8000                   # engine, port 1 removed 3 s into the run
+failover_ms <= 8000                   # engine, port 1 removed 5 s into the run
 recovery_ms <= 8000
 errors == 0
 verify_failures == 0
@@ -163,7 +175,7 @@ G
 start=$(date +%s)
 "$Q" --out "$W/pass" --size 8M --rounds-max 6 --round-time 1 --runtime 1 --gates "$W/generous.gates" \
 	--workloads randread,randwrite,randrw,seqread,seqwrite,lat,verify,failover \
-	--fault-at 3 --restore-at 6 --failover-runtime 10 >"$W/pass.out" 2>&1; rc=$?
+	--fault-at 5 --restore-at 8 --failover-runtime 12 >"$W/pass.out" 2>&1; rc=$?
 secs=$(($(date +%s) - start))
 if [ $rc != 0 ]; then
 	bad "testbed, engine, generous gates" "exit $rc after ${secs}s"; grep -v '^\[' "$W/pass.out" | tail -30 | sed 's/^/    | /'
@@ -193,6 +205,6 @@ elif [ $rc != 0 ]; then
 	tail -40 "$W/tb2.out" | sed 's/^/    | /'
 fi
 k_fo=$(grep -o 'QUALIFY_FAILOVER kernel_failover_ms=[0-9]*' "$W/tb2.out" | cut -d= -f2)
-echo "failover, port 1 removed 3 s into a 10 s run, same measure: engine failover_ms ${e_fo% *} (recovery_ms ${e_fo#* }), kernel multipath failover_ms ${k_fo:-?}"
+echo "failover, port 1 removed 5 s into a 12 s run, back at 8 s, same measure: engine failover_ms ${e_fo% *} (recovery_ms ${e_fo#* }), kernel multipath failover_ms ${k_fo:-?}"
 echo "tools_qualify: $pass passed, $fail failed (testbed 2: ${secs}s)"
 [ $fail = 0 ]

@@ -57,8 +57,8 @@ else
 fi
 
 # 1c. failover, kernel initiator: the tool connects both ports (native multipath), the fault
-# command removes port 1 3 s into a 10 s verified run (and stamps the time), the restore command
-# re-creates it at 6 s; measured as the engine is (the longest completion gap from the fault on)
+# command removes port 1 5 s into a 12 s verified run (and stamps the time), the restore command
+# re-creates it at 8 s; measured as the engine is (the longest completion gap from the fault on)
 PORT2=$NVMET_CFG/ports/2
 mkdir "$PORT2" && echo rdma >"$PORT2/addr_trtype" && echo ipv4 >"$PORT2/addr_adrfam" &&
 	echo "$TARGET_IP" >"$PORT2/addr_traddr" && echo 4421 >"$PORT2/addr_trsvcid" &&
@@ -76,7 +76,7 @@ EOF
 printf 'failover_ms <= 8000\n' >"$WORK/fo.gates"
 sleep 1
 "$Q" --traddr "$TARGET_IP:$TARGET_PORT,$TARGET_IP:4421" --subnqn "$NQN" --destructive --size 8M \
-	--initiator kernel --precondition none --workloads failover --fault-at 3 --restore-at 6 --failover-runtime 10 \
+	--initiator kernel --precondition none --workloads failover --fault-at 5 --restore-at 8 --failover-runtime 12 \
 	--fault-cmd "sh $WORK/fault.sh" --restore-cmd "sh $WORK/restore.sh" \
 	--gates "$WORK/fo.gates" --out "$TESTBED_OUT/fo-kernel" >"$WORK/fo-kernel.out" 2>&1; rc=$?
 left=$(grep -l "^$NQN\$" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null)
@@ -90,7 +90,7 @@ elif ! why=$($CHECK failover "$TESTBED_OUT/fo-kernel" "$WORK/fault.stamp" 2>&1);
 elif [ -n "$left" ] || [ "$(grep -c 'nvme disconnect -d nvme[0-9]*: ok' "$WORK/fo-kernel.out")" != 2 ]; then
 	bad "failover, kernel multipath" "not both controllers disconnected (left: $left)"
 else
-	ok "failover, kernel multipath (port 1 removed 3 s in, by --fault-cmd): exit 0; $why"
+	ok "failover, kernel multipath (port 1 removed 5 s in, by --fault-cmd): exit 0; $why"
 	echo "QUALIFY_FAILOVER kernel_failover_ms=$(field "$TESTBED_OUT/fo-kernel/report.json" 'r["workloads"]["failover"]["failover"]["failover_ms"]')"
 fi
 rm "$PORT2/subsystems/$NQN" && rmdir "$PORT2" || bad "failover, kernel: port 2" "could not remove it"
