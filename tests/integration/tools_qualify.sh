@@ -11,7 +11,8 @@
 #      what this test recomputes from the raw completion log and mp_stats;
 #   2. one guest script (guest/tools_qualify.sh): the kernel initiator (the tool's own nvme
 #      connect/disconnect) with one gate set to fail -> exit 1, that gate named FAIL; the kernel
-#      initiator's native multipath under the same port removal (--fault-cmd); stop-loss
+#      initiator's native multipath under the same port removal (--fault-cmd); the engine under
+#      the tool's own --fault ana (port 1's ANA group inaccessible, then optimized); stop-loss
 #      on a verify failure (the file-backed namespace corrupted between write and read-back) and
 #      on an error (a namespace that does not exist): stopped early, saying why.
 # Exit 0 pass, 1 fail, 77 skip.

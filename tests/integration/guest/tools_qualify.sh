@@ -95,6 +95,23 @@ else
 fi
 rm "$PORT2/subsystems/$NQN" && rmdir "$PORT2" || bad "failover, kernel: port 2" "could not remove it"
 
+# 1d. failover, engine, the tool's own testbed fault --fault ana (what the tool's testbed mode
+# runs in the guest: it adds port 4421 itself, makes port 1's ANA group inaccessible at 5 s and
+# optimized at 8 s, and removes port 4421 at the end)
+TESTBED_OUT=$TESTBED_OUT/fo-ana "$Q" --in-testbed --workloads failover --fault ana --precondition none --size 8M \
+	--fault-at 5 --restore-at 8 --failover-runtime 12 --gates "$WORK/fo.gates" >"$WORK/fo-ana.out" 2>&1; rc=$?
+if [ $rc != 0 ]; then
+	bad "failover, engine, --fault ana" "exit $rc, want 0"; sed 's/^/    | /' "$WORK/fo-ana.out" | tail -20
+elif ! grep -q "path $TARGET_IP:$TARGET_PORT: ANA group 1 now inaccessible\\|path $TARGET_IP:$TARGET_PORT leaves the I/O" "$TESTBED_OUT/fo-ana/fio/failover.log"; then
+	bad "failover, engine, --fault ana" "the engine never saw the ANA change: $(grep -m3 nvmeof "$TESTBED_OUT/fo-ana/fio/failover.log" | tr '\n' ' ')"
+elif ! why=$($CHECK failover "$TESTBED_OUT/fo-ana" 2>&1); then
+	bad "failover, engine, --fault ana: report" "$why"
+elif [ -e "$PORT2" ] || [ "$(cat "$NVMET_PORT/ana_groups/1/ana_state")" != optimized ]; then
+	bad "failover, engine, --fault ana" "port 4421 left behind or port 1 not optimized again"
+else
+	ok "failover, engine, --fault ana (the tool's own): exit 0; $why"
+fi
+
 # 2. stop-loss on a verify failure: the namespace's backing file corrupted after the writes
 "$Q" $T --workloads verify --precondition none --out "$TESTBED_OUT/verify" \
 	--verify-pause-cmd "dd if=/dev/urandom of=/srv/testbed-ns/s1n1.img bs=4k count=2 seek=300 conv=notrunc status=none" \
