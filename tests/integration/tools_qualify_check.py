@@ -5,6 +5,14 @@
   tools_qualify_check.py report OUT VERDICT  OUT/report.json against the raw fio JSON files in
                                              OUT/fio (read here with json, not the tool's code),
                                              the verdict, report.md and the plots
+  tools_qualify_check.py failover-math      the failover numbers (longest completion gap from
+                                             the fault on, 100 ms IOPS bins, mp_stats summary,
+                                             path lists) on synthetic input, computed by hand
+  tools_qualify_check.py failover OUT [STAMP]
+                                             OUT's failover section against the raw completion
+                                             log and mp_stats (recomputed here); STAMP: a file
+                                             with the wall-clock ms the fault command itself
+                                             wrote, which the report's fault time must match
 
 Exit 0 with one summary line, or 1 with the reasons."""
 import glob
@@ -171,9 +179,150 @@ def report(out, verdict):
         " with stop_grace=10000" if want_grace else ""))
 
 
+# ------------------------------------------------------------------ failover
+def failover_math():
+    import tempfile
+    from nvmeof import qualify_failover as f
+    bad = []
+    d = tempfile.mkdtemp()
+    log = os.path.join(d, "x_clat.1.log")
+    # fio's log lines (time ms, value, ddir, bs, prio); one out of order
+    ts = [1000, 1001, 1005, 1001, 1100, 1102, 1500, 1501]
+    with open(log, "w") as fh:
+        fh.write("".join("%d, %d, %d, 4096, 0\n" % (t, 5000 + i, i % 2) for i, t in enumerate(ts)))
+    times = f.completion_times(log)
+    if list(times) != sorted(ts):
+        bad.append("completion_times = %s" % list(times))
+    cases = [  # fault ms -> (gap, from, to) by hand
+        (1050, (398, 1102, 1500)),   # gaps from the fault: 1100-1050=50, 2, 398, 1
+        (1200, (300, 1200, 1500)),   # inside the long gap: counted from the fault
+        (900, (398, 1102, 1500)),    # before the first completion: 100, then the same 398
+        (1501, (0, 1501, 1501)),     # the last completion at the fault itself
+        (2000, (None, None, None)),  # nothing completed after the fault
+    ]
+    for fault, want in cases:
+        got = f.longest_gap(times, fault)
+        if got != want:
+            bad.append("longest_gap(fault %d) = %s, want %s" % (fault, got, want))
+    want_tl = [(0.0, 40.0), (0.1, 20.0), (0.2, 0.0), (0.3, 0.0), (0.4, 0.0), (0.5, 20.0)]
+    if f.timeline(times, 1000) != want_tl:
+        bad.append("timeline = %s, want %s" % (f.timeline(times, 1000), want_tl))
+    if f.timeline(times, 1050)[0] != (0.0, 20.0):
+        bad.append("timeline from 1050: first bin %s, want (0.0, 20.0)" % (f.timeline(times, 1050)[0],))
+    mp = os.path.join(d, "mp.json")
+    with open(mp, "w") as fh:
+        fh.write(json.dumps({"job": "failover", "policy": "numa", "failovers": 2, "ios_moved": 21, "paths": [],
+                             "events": [{"path": "a:1", "recovered": True, "recovery_ms": 12, "ios_moved": 16},
+                                        {"path": "a:1", "recovered": True, "recovery_ms": 30, "ios_moved": 5},
+                                        {"path": "b:2", "recovered": False, "recovery_ms": 0, "ios_moved": 0}]}) + "\n")
+    m = f.mp_summary(mp)
+    if (m["failovers"], m["ios_moved"], m["recovery_ms"]) != (2, 21, 30):
+        bad.append("mp_summary = %s" % m)
+    pcases = [("10.0.0.1,10.0.0.2:4421", [("10.0.0.1", "4420"), ("10.0.0.2", "4421")]),
+              ("[fe80::1]:4421,fe80::2", [("fe80::1", "4421"), ("fe80::2", "4420")])]
+    for text, want in pcases:
+        if f.parse_paths(text, "4420") != want:
+            bad.append("parse_paths(%s) = %s" % (text, f.parse_paths(text, "4420")))
+    for text in ("a,", "a:0", "a:x", "a:4420,a"):
+        try:
+            f.parse_paths(text, "4420")
+            bad.append("parse_paths(%r) accepted" % text)
+        except ValueError:
+            pass
+    if bad:
+        fail("failover math: " + "; ".join(bad))
+    print("failover math: %d fault times, the 100 ms bins, mp_stats and 6 path lists as computed by hand" % len(cases))
+
+
+def raw_times(path):
+    """The completion times of a fio log, read here (not with the tool's code)."""
+    return sorted(int(line.split(",")[0]) for line in open(path) if line.strip())
+
+
+def failover(out, stamp=None):
+    bad = []
+    rep = json.load(open(os.path.join(out, "report.json")))
+    fo = ((rep["workloads"].get("failover") or {}).get("failover")) or fail("%s: no failover section" % out)
+    t = raw_times(os.path.join(out, fo["clat_log"]))
+    fault = fo["fault_ms"]
+    if fault is None or not t or not t[0] <= fault <= t[-1]:
+        bad.append("fault at %s ms is not inside the completion log (%s..%s)" % (fault, t[:1], t[-1:]))
+    else:
+        gaps = [b - max(a, fault) for a, b in zip([fault] + t, t) if b >= fault]
+        want = max(gaps)
+        if fo["failover_ms"] != want:
+            bad.append("failover_ms %s, the raw log gives %s" % (fo["failover_ms"], want))
+        if not fo["failover_ms"] or fo["failover_ms"] <= 0:
+            bad.append("failover_ms %s: no gap at all" % fo["failover_ms"])
+        if abs((fault - fo["fio_start_ms"]) / 1000.0 - fo["fault_at_s"]) > 1.0:
+            bad.append("fault %.3f s after fio started, planned %d" % ((fault - fo["fio_start_ms"]) / 1000.0, fo["fault_at_s"]))
+    if stamp:
+        st = int(open(stamp).read().split()[0])
+        if not 0 <= st - fault <= 1000:
+            bad.append("the fault command stamped %d, the report says it started at %s" % (st, fault))
+    if fo.get("completions") != len(t):
+        bad.append("completions %s, the log has %d" % (fo.get("completions"), len(t)))
+    tl = fo.get("timeline") or []
+    if sum(y for _, y in tl) / 10.0 != sum(1 for x in t if x >= fo["fio_start_ms"]):
+        bad.append("the timeline counts %s completions, the log has %d" % (sum(y for _, y in tl) / 10.0, len(t)))
+    job = raw_doc(os.path.join(out, "fio", "failover.json"))
+    # fio's JSON has total_err only with continue_on_error; an error otherwise is "error"
+    if fo["errors"] != job.get("total_err", 0) or fo["errors"] != 0 or job["error"] != 0:
+        bad.append("errors %s, fio JSON total_err %s error %s" % (fo["errors"], job.get("total_err"), job["error"]))
+    if fo["verify_failures"] != 0:
+        bad.append("verify failures %s" % fo["verify_failures"])
+    run = [x for x in rep["runs"] if x["name"] == "failover"]
+    args = run[0]["cmd"].split() if run else []
+    for want in ("--verify=crc32c", "--rw=randrw", "--log_avg_msec=0", "--log_unix_epoch=1"):
+        if want not in args:
+            bad.append("the failover run lacks %s" % want)
+    if not [x for x in args if x.startswith("--verify_backlog=")]:
+        bad.append("the failover run lacks verify_backlog")
+    if rep["initiator"] == "engine":
+        recs = [json.loads(l) for l in open(os.path.join(out, fo["mp_stats"])) if l.strip()]
+        r = recs[-1]
+        rec = [e["recovery_ms"] for e in r["events"] if e["recovered"]]
+        if r["failovers"] < 1 or not rec:
+            bad.append("mp_stats: no recovered failover: %s" % r)
+        elif (fo["recovery_ms"], fo["ios_moved"], fo["failovers"]) != (max(rec), r["ios_moved"], r["failovers"]):
+            bad.append("recovery_ms/ios_moved/failovers %s/%s/%s, mp_stats %s/%s/%s" % (
+                fo["recovery_ms"], fo["ios_moved"], fo["failovers"], max(rec), r["ios_moved"], r["failovers"]))
+        if len(r["paths"]) != 2 or any(p["ios"] <= 0 for p in r["paths"][1:2]):
+            bad.append("mp_stats paths: want 2, the second carrying I/O: %s" % r["paths"])
+    elif fo.get("kernel_paths") is not None and len(fo["kernel_paths"]) != 2:
+        bad.append("kernel paths %s, want 2" % fo["kernel_paths"])
+    for g in rep["gates"]:
+        if g["metric"] in ("failover_ms", "recovery_ms") and g["measured"] != fo[g["metric"]]:
+            bad.append("gate %s measured %s, section says %s" % (g["gate"], g["measured"], fo[g["metric"]]))
+    md = open(os.path.join(out, "report.md")).read()
+    sect = md[md.find("## Failover"):md.find("## Runs")]
+    if "## Failover" not in md or "| %s (" % fo["failover_ms"] not in sect:
+        bad.append("report.md has no failover section with failover_ms %s" % fo["failover_ms"])
+    if rep["initiator"] == "engine" and "| %s |" % fo["recovery_ms"] not in sect:
+        bad.append("report.md's failover section lacks recovery_ms %s" % fo["recovery_ms"])
+    for k in ("plot_svg", "plot_png"):
+        if not fo.get(k) or not os.path.getsize(os.path.join(out, fo[k])):
+            bad.append("failover plot %s missing" % k)
+    if fo.get("plot_svg") and "](%s)" % fo["plot_svg"] not in sect:
+        bad.append("report.md does not embed the failover plot")
+    if bad:
+        fail("failover %s: " % out + "; ".join(bad))
+    if rep["initiator"] == "engine":
+        what = "failover_ms %s, recovery_ms %s, I/Os moved %s equal the raw log and mp_stats" % (
+            fo["failover_ms"], fo["recovery_ms"], fo["ios_moved"])
+    else:
+        what = "failover_ms %s equals the raw log (kernel, paths %s)" % (
+            fo["failover_ms"], " ".join(fo.get("kernel_paths") or ["-"]))
+    print("failover %s (%s): %s; %d completions, 0 errors, verify clean" % (out, rep["initiator"], what, len(t)))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "steady":
         steady()
+    elif sys.argv[1] == "failover-math":
+        failover_math()
+    elif sys.argv[1] == "failover":
+        failover(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     elif sys.argv[1] == "report":
         report(sys.argv[2], sys.argv[3])
     else:

@@ -2,7 +2,8 @@
 
 Precondition (sequential fill of twice the working set), the random workloads in rounds until
 steady state (SNIA PTS, see qualify_steady) or --rounds-max, 128 KiB sequential read and write,
-QD1 latency, a full verify pass; gates from a file; report.md and report.json in --out.
+QD1 latency, a full verify pass, and on request a failover run (a fault injected under a
+verified job over several paths); gates from a file; report.md and report.json in --out.
 Exit 0 PASS, 1 FAIL, 2 usage error.  See docs/qualify.md."""
 import argparse
 import glob
@@ -14,17 +15,22 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 
-from . import clientserver, fiojson, gnuplot, qualify_gates, qualify_steady
+from . import clientserver, fiojson, gnuplot, qualify_failover, qualify_gates, qualify_steady
 from .engineopts import STOP_GRACE_MS, engine_has_option
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS)
 SELF = os.path.join(TOOLS, "nvmeof-qualify")
-ALL_WORKLOADS = ("randread", "randwrite", "randrw", "seqread", "seqwrite", "lat", "verify")
+ALL_WORKLOADS = ("randread", "randwrite", "randrw", "seqread", "seqwrite", "lat", "verify", "failover")
+# failover is asked for by name: it needs several paths and, on a real target, a fault command
+DEFAULT_WORKLOADS = ALL_WORKLOADS[:-1]
 EX_PASS, EX_FAIL, EX_USAGE = 0, 1, 2
 VERIFY_BS = "128k"
 SEQ_BS = "128k"
+FAILOVER_CTRL_LOSS_TMO = 600     # s: the kernel's default; a path comes back when the target does
+FAILOVER_RECONNECT_DELAY = 1     # s: both initiators try a lost path again every second
 RAND_BS = "4k"
 
 
@@ -59,8 +65,10 @@ def build_parser():
                     "workloads, sequential, QD1 latency, verify; gates; report.md/report.json. "
                     "Exit 0 PASS, 1 FAIL, 2 usage error.")
     t = p.add_argument_group("target (default: the built-in testbed, tests/testbed/testbed.sh)")
-    t.add_argument("--traddr", help="a real target's RDMA address (the qualification runs here)")
-    t.add_argument("--trsvcid", default="4420", help="port (default 4420)")
+    t.add_argument("--traddr", help="a real target's RDMA address (the qualification runs here), or a comma "
+                                    "list of paths to the subsystem, ADDR[:PORT],ADDR[:PORT] (multipath: the "
+                                    "engine's traddr list; the kernel initiator connects each)")
+    t.add_argument("--trsvcid", default="4420", help="port of a path without one (default 4420)")
     t.add_argument("--subnqn", help="subsystem NQN")
     t.add_argument("--nsid", type=int, default=1, help="namespace (default 1)")
     t.add_argument("--hostnqn", help="host NQN (default: the engine's / nvme-cli's)")
@@ -81,8 +89,8 @@ def build_parser():
     p.add_argument("--runtime", type=int, default=60, help="seconds of the sequential and QD1 runs (default 60)")
     p.add_argument("--qd", type=int, default=32, help="queue depth of the random workloads (default 32)")
     p.add_argument("--seq-qd", type=int, default=8, help="queue depth of the sequential runs, fill and verify (default 8)")
-    p.add_argument("--workloads", default=",".join(ALL_WORKLOADS),
-                   help="comma list from %s (default all)" % ",".join(ALL_WORKLOADS))
+    p.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
+                   help="comma list from %s (default all but failover)" % ",".join(ALL_WORKLOADS))
     p.add_argument("--gates", help="gates file (default: errors == 0, verify_failures == 0 only)")
     p.add_argument("--out", default="qualify-out", help="output directory (default ./qualify-out)")
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="engine .so")
@@ -90,6 +98,19 @@ def build_parser():
     p.add_argument("--verify-pause-cmd",
                    help="shell command run between the verify pass's writes and its read-back "
                         "(e.g. restart the target: the data must survive)")
+    f = p.add_argument_group("failover workload (--workloads ...,failover)")
+    f.add_argument("--fault-cmd", metavar="CMD",
+                   help="real target: shell command (/bin/sh) that breaks one path, run --fault-at s after fio "
+                        "starts (required with failover and --traddr or --dev)")
+    f.add_argument("--restore-cmd", metavar="CMD", help="real target: shell command that mends it, run at --restore-at")
+    f.add_argument("--fault", choices=qualify_failover.FAULTS,
+                   help="built-in testbed: port (nvmet port 1 removed, then re-created; default) or ana "
+                        "(its ANA group made inaccessible, then optimized)")
+    f.add_argument("--fault-at", type=int, default=10, help="seconds after fio starts (default 10)")
+    f.add_argument("--restore-at", type=int, default=20, help="seconds after fio starts (default 20)")
+    f.add_argument("--failover-runtime", type=int, default=30, help="seconds of the failover run (default 30)")
+    f.add_argument("--mp-policy", choices=qualify_failover.POLICIES, default="numa",
+                   help="engine mp_policy / kernel iopolicy over the paths (default numa)")
     p.add_argument("--testbed-timeout", type=int, help="testbed boot limit, s (default: from the sizes)")
     p.add_argument("--in-testbed", action="store_true", help=argparse.SUPPRESS)
     return p
@@ -107,6 +128,12 @@ def check_args(a):
     if bad or not wl:
         raise Usage("--workloads: unknown %s (known: %s)" % (",".join(bad) or "(empty)", ",".join(ALL_WORKLOADS)))
     a.wl = [w for w in ALL_WORKLOADS if w in wl]
+    a.paths = None
+    if a.traddr:
+        try:
+            a.paths = qualify_failover.parse_paths(a.traddr, str(a.trsvcid))
+        except ValueError as e:
+            raise Usage("--traddr %s: %s" % (a.traddr, e))
     if a.qd == 1 and "randread" in a.wl and "lat" in a.wl:
         raise Usage("--qd 1 makes randread the same workload as lat (randread qd1): pick another --qd")
     if a.traddr or a.dev:
@@ -117,7 +144,8 @@ def check_args(a):
         if a.dev and a.initiator != "kernel":
             raise Usage("--dev is for --initiator kernel")
         if not a.destructive and not a.in_testbed:
-            what = a.dev or "namespace %d of %s at %s:%s" % (a.nsid, a.subnqn, a.traddr, a.trsvcid)
+            what = a.dev or "namespace %d of %s at %s" % (a.nsid, a.subnqn, ",".join(
+                qualify_failover.path_name(x) for x in a.paths))
             raise Usage("refusing to run: the qualification overwrites %s of %s; add --destructive"
                         % (human(a.size_bytes), what))
     elif a.subnqn and not a.in_testbed:
@@ -134,8 +162,43 @@ def check_args(a):
             raise Usage("--hosts needs a real target (--traddr, --subnqn): the fio servers connect to it themselves")
         if a.size_bytes // len(a.host_list) < (128 << 10):
             raise Usage("--size %s: less than 128 KiB per host for the fill and verify slices" % a.size)
+    check_failover_args(a)
     if a.initiator == "engine" and not os.path.exists(a.engine):
         raise Usage("engine %s not found (run make)" % a.engine)
+
+
+def check_failover_args(a):
+    real = bool(a.traddr or a.dev) and not a.in_testbed
+    a.fault_desc = "--fault-cmd: " + a.fault_cmd if a.fault_cmd else None
+    if "failover" not in a.wl:
+        for opt, v in (("--fault-cmd", a.fault_cmd), ("--restore-cmd", a.restore_cmd), ("--fault", a.fault)):
+            if v is not None:
+                raise Usage("%s is for the failover workload: add it to --workloads (e.g. --workloads failover)" % opt)
+        return
+    if a.host_list is not None:
+        raise Usage("--workloads failover is not for --hosts (one initiator host, its paths and the fault)")
+    if real:
+        if a.fault is not None:
+            raise Usage("--fault is the built-in testbed's own fault; on a real target give --fault-cmd CMD")
+        if not a.fault_cmd:
+            raise Usage("--workloads failover on a real target needs --fault-cmd CMD (a shell command that breaks "
+                        "one path, run --fault-at s into the run; --restore-cmd CMD mends it)")
+        if a.traddr and len(a.paths) < 2:
+            raise Usage("--workloads failover needs several paths to the subsystem: --traddr ADDR:PORT,ADDR:PORT "
+                        "(got one: %s)" % qualify_failover.path_name(a.paths[0]))
+    elif not a.in_testbed and (a.fault_cmd or a.restore_cmd):
+        raise Usage("--fault-cmd and --restore-cmd are for a real target (--traddr or --dev); the built-in "
+                    "testbed injects --fault port|ana itself")
+    if a.fault is None:
+        a.fault = "port"
+    if a.failover_runtime < 3:
+        raise Usage("--failover-runtime %d: at least 3 s" % a.failover_runtime)
+    if not 1 <= a.fault_at < a.failover_runtime:
+        raise Usage("--fault-at %d: from 1 s to before the run's end (--failover-runtime %d)"
+                    % (a.fault_at, a.failover_runtime))
+    if not a.fault_at < a.restore_at < a.failover_runtime:
+        raise Usage("--restore-at %d: after --fault-at (%d) and before the run's end (--failover-runtime %d)"
+                    % (a.restore_at, a.fault_at, a.failover_runtime))
 
 
 def human(n):
@@ -162,6 +225,9 @@ def load_gates(a):
     gates = qualify_gates.load(a.gates) if a.gates else []
     keys = [k for k, _ in workload_keys(a)]
     for g in gates:
+        if g.metric in qualify_gates.FAILOVER_METRICS and "failover" not in a.wl:
+            raise qualify_gates.GateError("%s: %s is measured by the failover workload, which this run does not "
+                                          "run (add failover to --workloads)" % (g.where, g.metric))
         if g.key is not None and g.key not in keys:
             raise qualify_gates.GateError("%s: workload %s is not measured by this run (measured: %s)"
                                           % (g.where, g.key, ", ".join(keys) or "none"))
@@ -232,11 +298,14 @@ class Runner:
                 f.write(text(i))
         return files
 
-    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None, sliced=False):
+    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None, sliced=False, timed=None):
         """One fio run; returns its record (also kept in self.runs).  Sets self.stopped on the
         first error or verify failure.  With --hosts: fio's client runs the job on every host
         (SLICED: each host on its own part of the working set); "metrics" are the combined
-        numbers, "hosts" each host's."""
+        numbers, "hosts" each host's.  TIMED: [{"name", "at", "cmd"[, "needs"]}] shell commands
+        run while fio runs, AT seconds after it started (in order; one whose "needs" ran is run
+        when fio ends before its time, or is interrupted); each gets its start and end (wall
+        clock, ms), exit status and output file; rec["t0_ms"] is fio's start."""
         jpath = os.path.join(self.fiodir, name + ".json")
         lpath = os.path.join(self.fiodir, name + ".log")
         args = ["--name=" + (jobname or re.sub(r"-r[0-9]+$", "", name))] + self.target_args() + \
@@ -250,12 +319,16 @@ class Runner:
         rec = {"name": name, "label": label, "json": os.path.relpath(jpath, self.out),
                "log": os.path.relpath(lpath, self.out), "cmd": " ".join(shlex.quote(c) for c in cmd)}
         t0 = time.time()
+        rec["t0_ms"] = int(t0 * 1000)
+        pending = [dict(x) for x in (timed or [])]
+        if timed:
+            rec["timed"] = pending[:]
         with open(lpath, "w") as log, open(jpath if hosts else os.devnull, "w") as jout:
             # a client's stdout: the servers' text lines, then the JSON (fiojson.parse skips the text)
             self.child = subprocess.Popen(cmd, stdout=jout if hosts else log, stderr=log if hosts else subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL)
             try:
-                rc = self.child.wait(timeout=timeout)
+                rc = self.wait_child(t0, timeout, pending, name)
             except subprocess.TimeoutExpired:
                 self.child.kill()
                 self.child.wait()
@@ -265,6 +338,11 @@ class Runner:
                 raise
             finally:
                 self.child = None
+                ran = {x["name"] for x in rec.get("timed", []) if "start_ms" in x}
+                for x in pending:
+                    if x.get("needs") in ran:
+                        x["late"] = True
+                        self.timed_cmd(x, name)
         rec["rc"] = rc
         rec["secs"] = round(time.time() - t0, 1)
         with open(lpath, errors="replace") as f:
@@ -330,6 +408,38 @@ class Runner:
                 label, m["iops"], m["bw_bytes"] / 2.0 ** 20, fmt(m.get("lat_p99_us")), rec["secs"],
                 "".join("; %s %.0f IOPS" % (k, hm["iops"]) for k, hm in rec.get("hosts", {}).items())))
         return rec
+
+    def wait_child(self, t0, timeout, pending, name):
+        """fio's exit status; runs PENDING's commands at their times on the way (TimeoutExpired
+        after TIMEOUT s)."""
+        while True:
+            el = time.time() - t0
+            step = timeout - el
+            if pending:
+                step = min(step, pending[0]["at"] - el)
+            try:
+                return self.child.wait(timeout=max(0.01, step))
+            except subprocess.TimeoutExpired:
+                el = time.time() - t0
+                if el >= timeout:
+                    raise
+                if pending and el >= pending[0]["at"]:
+                    self.timed_cmd(pending.pop(0), name)
+
+    def timed_cmd(self, x, name):
+        x["out"] = os.path.relpath(os.path.join(self.fiodir, "%s.%s.out" % (name, x["name"])), self.out)
+        say("%s: %s command at %.1f s: %s" % (name, x["name"], x["at"], x["cmd"]))
+        x["start_ms"] = int(time.time() * 1000)
+        with open(os.path.join(self.out, x["out"]), "w") as f:
+            try:
+                x["rc"] = subprocess.run(["/bin/sh", "-c", x["cmd"]], stdout=f, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, timeout=120).returncode
+            except subprocess.TimeoutExpired:
+                x["rc"] = None
+        x["end_ms"] = int(time.time() * 1000)
+        if x["rc"] != 0:
+            say("%s: %s command %s" % (name, x["name"], "did not finish in 120 s" if x["rc"] is None
+                                       else "exited %d" % x["rc"]))
 
     def kill_child(self):
         c = self.child
@@ -454,13 +564,104 @@ def qualify(a, out, gates):
                 r.run("verify-read", "verify: read back and check every block",
                       vopts + ["--do_verify=1", "--verify_only=1", "--verify_fatal=1"], seq_to, verify_phase=True,
                       jobname="verify", sliced=True)
+        if "failover" in a.wl and not r.stopped:
+            workloads["failover"] = run_failover(a, r)
     finally:
         r.kill_child()
     return build_report(a, r, workloads, gates)
 
 
+def run_failover(a, r):
+    """The failover workload: a verified 70/30 random mix over every path for --failover-runtime
+    s, the fault command at --fault-at, the restore command at --restore-at; returns the
+    workload's record (the failover numbers under "failover")."""
+    name = "failover"
+    base = os.path.join(r.fiodir, name)
+    for f in glob.glob(base + "_*.log") + glob.glob(base + ".mp.json"):
+        os.unlink(f)
+    opts = ["--rw=randrw", "--rwmixread=70", "--bs=" + RAND_BS, "--iodepth=%d" % a.qd,
+            "--verify=crc32c", "--verify_backlog=%d" % max(16, 2 * a.qd), "--verify_state_save=0",
+            "--time_based=1", "--runtime=%d" % a.failover_runtime,
+            "--write_lat_log=" + base, "--log_avg_msec=0", "--log_unix_epoch=1", "--disable_slat=1"]
+    if a.initiator == "engine":
+        opts += ["--mp_policy=" + a.mp_policy, "--mp_stats=" + base + ".mp.json",
+                 "--ctrl_loss_tmo=%ds" % FAILOVER_CTRL_LOSS_TMO, "--reconnect_delay=%ds" % FAILOVER_RECONNECT_DELAY]
+    timed = [{"name": "fault", "at": a.fault_at, "cmd": a.fault_cmd}]
+    if a.restore_cmd:
+        timed.append({"name": "restore", "at": a.restore_at, "cmd": a.restore_cmd, "needs": "fault"})
+    rec = r.run(name, "failover (%s, fault at %d s, restore at %d s)" % (a.fault_desc, a.fault_at, a.restore_at),
+                opts, a.failover_runtime + 300, verify_phase=True, timed=timed)
+    fault = rec["timed"][0]
+    restore = rec["timed"][1] if len(rec["timed"]) > 1 else None
+    t0 = rec["t0_ms"]
+    rel = lambda ms: None if ms is None else round((ms - t0) / 1000.0, 3)
+    fo = {"fault": a.fault_desc, "fault_cmd": a.fault_cmd, "restore_cmd": a.restore_cmd,
+          "fault_at_s": a.fault_at, "restore_at_s": a.restore_at, "runtime_s": a.failover_runtime,
+          "paths": [qualify_failover.path_name(x) for x in a.paths] if a.paths else None,
+          "mp_policy": a.mp_policy if a.initiator == "engine" else getattr(a, "kernel_iopolicy", None),
+          "fio_start_ms": t0, "fault_ms": fault.get("start_ms"), "restore_ms": (restore or {}).get("start_ms"),
+          "fault_s": rel(fault.get("start_ms")), "restore_s": rel((restore or {}).get("start_ms")),
+          "fault_rc": fault.get("rc"), "restore_rc": (restore or {}).get("rc"),
+          "clat_log": os.path.relpath(base + "_clat.1.log", r.out),
+          "failover_ms": None, "recovery_ms": None, "ios_moved": None, "failovers": None,
+          "errors": (rec.get("metrics") or {}).get("total_err"), "verify_failures": 1 if rec.get("verify_failure") else 0}
+    if a.initiator == "kernel":
+        fo["kernel_paths"] = getattr(a, "kernel_paths", None)
+    for x in (fault, restore):
+        if x is not None and "start_ms" in x and x["rc"] != 0 and not r.stopped:
+            r.errors += 1
+            r.stopped = {"run": name, "label": "failover %s command" % x["name"],
+                         "reason": "error: --%s-cmd %s (output: %s)" % (
+                             x["name"], "did not finish in 120 s" if x["rc"] is None else "exited %d" % x["rc"],
+                             x["out"])}
+            say("failover: STOP (%s)" % r.stopped["reason"])
+    if "start_ms" not in fault:
+        fo["note"] = "the fault command never ran: fio ended %.1f s after it started" % rec["secs"]
+    try:
+        times = qualify_failover.completion_times(base + "_clat.1.log")
+    except (OSError, ValueError) as e:
+        times = None
+        fo["note"] = "no completion log: %s" % e
+    if times is not None:
+        fo["completions"] = len(times)
+        fo["first_completion_s"] = rel(times[0]) if times else None
+        fo["timeline"] = [[round(x, 3), y] for x, y in qualify_failover.timeline(times, t0)]
+        if fo["fault_ms"] is not None and times and fo["fault_ms"] < times[0]:
+            fo["note"] = ("the fault ran %.1f s after fio started, before its first completion (%.1f s): fio was "
+                          "still starting (connecting); give a later --fault-at" % (fo["fault_s"], fo["first_completion_s"]))
+        elif fo["fault_ms"] is not None:
+            gap, gs, ge = qualify_failover.longest_gap(times, fo["fault_ms"])
+            fo["failover_ms"], fo["gap_from_s"], fo["gap_to_s"] = gap, rel(gs), rel(ge)
+            if gap is None:
+                fo["note"] = "no I/O completed after the fault"
+    if fo.get("note") and not r.stopped:
+        # the run did not measure what it is for: an error, as a failed run is
+        r.errors += 1
+        rec["error"] = "failover not measured: " + fo["note"]
+        r.stopped = {"run": name, "label": "failover", "reason": "error: " + rec["error"]}
+        say("failover: STOP (%s)" % r.stopped["reason"])
+    if a.initiator == "engine" and os.path.exists(base + ".mp.json"):
+        try:
+            mp = qualify_failover.mp_summary(base + ".mp.json")
+            fo.update(recovery_ms=mp["recovery_ms"], ios_moved=mp["ios_moved"], failovers=mp["failovers"],
+                      events=mp["events"], path_stats=mp["paths"], mp_stats=os.path.relpath(base + ".mp.json", r.out))
+        except (OSError, ValueError, KeyError) as e:
+            fo["note"] = "mp_stats unreadable: %s" % e
+    if fo["failover_ms"] is not None:
+        say("failover: longest time without a completion from the fault on %d ms%s" % (
+            fo["failover_ms"], "" if a.initiator != "engine" else "; engine: %s failover(s), recovery %s ms, %s I/Os moved"
+            % (fo["failovers"], fmt(fo["recovery_ms"]), fmt(fo["ios_moved"]))))
+    wl = {"kind": "failover", "json": rec["json"], "failover": fo}
+    if rec.get("metrics") and not rec.get("error"):
+        wl["metrics"] = single_metrics(rec["metrics"])
+    return wl
+
+
 def build_report(a, r, workloads, gates):
     measured_run = {"errors": r.errors, "verify_failures": r.verify_failures}
+    fo = (workloads.get("failover") or {}).get("failover") or {}
+    for m in qualify_gates.FAILOVER_METRICS:
+        measured_run[m] = fo.get(m)
     results = []
     for g in gates:
         if g.workload is None:
@@ -484,6 +685,10 @@ def build_report(a, r, workloads, gates):
         "settings": {"size": a.size_bytes, "precondition": a.precondition, "rounds_max": a.rounds_max,
                      "round_time_s": a.round_time, "runtime_s": a.runtime, "qd": a.qd, "seq_qd": a.seq_qd,
                      "workloads": a.wl, "gates_file": a.gates,
+                     "failover": {"fault": a.fault_desc, "fault_at_s": a.fault_at, "restore_at_s": a.restore_at,
+                                  "runtime_s": a.failover_runtime, "mp_policy": a.mp_policy,
+                                  "ctrl_loss_tmo_s": FAILOVER_CTRL_LOSS_TMO,
+                                  "reconnect_delay_s": FAILOVER_RECONNECT_DELAY} if "failover" in a.wl else None,
                      "steady_state": {"window": qualify_steady.WINDOW,
                                       "data_excursion": qualify_steady.DATA_EXCURSION,
                                       "slope_excursion": qualify_steady.SLOPE_EXCURSION}},
@@ -498,6 +703,7 @@ def target_desc(a):
     if a.dev:
         return {"device": a.dev}
     return {"testbed": bool(a.in_testbed), "traddr": a.traddr, "trsvcid": str(a.trsvcid),
+            "paths": [qualify_failover.path_name(x) for x in a.paths] if a.paths else None,
             "subnqn": a.subnqn, "nsid": a.nsid, "hostnqn": a.hostnqn}
 
 
@@ -535,13 +741,76 @@ def draw_plots(out, rep):
             say("plot %s: %s" % (key, e))
 
 
+def draw_failover_plot(out, rep):
+    wl = rep["workloads"].get("failover")
+    fo = (wl or {}).get("failover")
+    if not fo or not fo.get("timeline"):
+        return
+    base = os.path.join(out, "plots", "failover-iops")
+    title = "failover (%s initiator): IOPS in 100 ms bins; longest gap %s ms" % (rep["initiator"], fmt(fo["failover_ms"]))
+    try:
+        svg, png = gnuplot.draw(base, qualify_failover.plot_script(title, fo.get("fault_s"), fo.get("restore_s")),
+                                {"iops": "".join("%.3f %.6g\n" % (x, y) for x, y in fo["timeline"])})
+        fo["plot_svg"] = os.path.relpath(svg, out)
+        fo["plot_png"] = os.path.relpath(png, out)
+    except RuntimeError as e:
+        fo["plot_error"] = str(e)
+        say("plot failover: %s" % e)
+
+
+def failover_md(rep):
+    fo = rep["workloads"]["failover"]["failover"]
+    eng = rep["initiator"] == "engine"
+    L = ["## Failover", "",
+         "Fault: %s, at %s s after fio started (planned %d s)%s; a verified 4 KiB 70/30 random mix "
+         "(crc32c, verify_backlog) for %d s over %s, %s %s." % (
+             fo["fault"], fmt(fo["fault_s"], 2), fo["fault_at_s"],
+             "; restore%s at %s s (planned %d s)" % (
+                 "" if rep["target"].get("testbed") else " (--restore-cmd: %s)" % fo["restore_cmd"],
+                 fmt(fo["restore_s"], 2), fo["restore_at_s"])
+             if fo.get("restore_cmd") else "; no restore command",
+             fo["runtime_s"], ", ".join(fo["paths"] or ["the given device"]),
+             "mp_policy" if eng else "kernel iopolicy", fo.get("mp_policy") or "-"), ""]
+    if fo.get("note"):
+        L += ["**%s**" % fo["note"], ""]
+    L += ["| measure | value |", "|---|---|",
+          "| failover_ms: longest time without a completion from the fault on | %s%s |" % (
+              fmt(fo["failover_ms"]), " (%s s to %s s)" % (fmt(fo.get("gap_from_s"), 3), fmt(fo.get("gap_to_s"), 3))
+              if fo["failover_ms"] is not None else ""),
+          "| recovery_ms: the engine's, loss declared to the first completion on another path | %s |" % (
+              fmt(fo["recovery_ms"]) if eng else "n/a (kernel)"),
+          "| failovers, I/Os moved (engine) | %s, %s |" % ((fmt(fo["failovers"]), fmt(fo["ios_moved"])) if eng
+                                                        else ("n/a", "n/a")),
+          "| I/O errors (fio total_err) | %s |" % fmt(fo["errors"]),
+          "| verify failures | %s |" % fmt(fo["verify_failures"]),
+          "| completions logged (the first %s s after fio started) | %s |" % (
+              fmt(fo.get("first_completion_s"), 2), fmt(fo.get("completions"))), ""]
+    if not eng and fo.get("kernel_paths"):
+        L += ["Kernel native multipath over %d controllers (%s)." % (len(fo["kernel_paths"]), " ".join(fo["kernel_paths"])), ""]
+    for e in fo.get("events") or []:
+        L.append("- path %s lost: %s; %s I/Os moved to %s; recovery %s ms (silent %s ms before)" % (
+            e.get("path"), e.get("why"), e.get("ios_moved"), e.get("to_path"),
+            e.get("recovery_ms") if e.get("recovered") else "never", e.get("quiet_before_ms")))
+    if fo.get("events"):
+        L.append("")
+    L += ["Measured the same way for the engine and the kernel initiator: fio's per-I/O completion log "
+          "([%s](%s), wall-clock ms), the longest gap between completions from the fault on." % (
+              fo["clat_log"], fo["clat_log"]), ""]
+    if fo.get("plot_svg"):
+        L += ["![failover IOPS](%s)" % fo["plot_svg"], "", "[PNG](%s)" % fo["plot_png"], ""]
+    elif fo.get("plot_error"):
+        L += ["(no plot: %s)" % fo["plot_error"], ""]
+    return L
+
+
 def write_report(out, rep):
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1, sort_keys=False)
         f.write("\n")
     L = ["# NVMe-oF qualification: %s" % rep["verdict"], ""]
     t = rep["target"]
-    tdesc = t.get("device") or "%s:%s %s ns %s" % (t.get("traddr"), t.get("trsvcid"), t.get("subnqn"), t.get("nsid"))
+    tdesc = t.get("device") or "%s %s ns %s" % (",".join(t.get("paths") or []) or "%s:%s" % (
+        t.get("traddr"), t.get("trsvcid")), t.get("subnqn"), t.get("nsid"))
     if t.get("testbed"):
         tdesc += " (built-in testbed)"
     s = rep["settings"]
@@ -602,6 +871,8 @@ def write_report(out, rep):
             L += ["![%s steady state](%s)" % (key, wl["plot_svg"]), "", "[PNG](%s)" % wl["plot_png"], ""]
         elif wl.get("plot_error"):
             L += ["(no plot: %s)" % wl["plot_error"], ""]
+    if (rep["workloads"].get("failover") or {}).get("failover"):
+        L += failover_md(rep)
     L += ["## Runs", "", "| run | fio exit | seconds | result |", "|---|---|---|---|"]
     for x in rep["runs"]:
         L.append("| [%s](%s) | %s | %s | %s |" % (x["name"], x["json"], x["rc"], x["secs"],
@@ -652,30 +923,71 @@ def find_ns(nqn, nsid):
     return None
 
 
-def kernel_connect(a):
-    """nvme connect; returns (device, [new controllers])."""
+def kernel_connect(a, ctrls):
+    """nvme connect to every path (--traddr's list: the kernel's native multipath makes one
+    namespace of them); the controllers made are appended to CTRLS as they come (the caller
+    disconnects them, also after an error here).  Returns the namespace's block device or None."""
     subprocess.run(["modprobe", "nvme-rdma"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     before = sysfs_ctrls(a.subnqn)
     if before:
         raise Usage("%s is already connected by the kernel (%s): disconnect it first, or give --dev"
                     % (a.subnqn, " ".join(before)))
-    cmd = ["nvme", "connect", "-t", "rdma", "-a", a.traddr, "-s", str(a.trsvcid), "-n", a.subnqn]
-    if a.hostnqn:
-        cmd += ["--hostnqn=" + a.hostnqn]
-    say("kernel initiator: " + " ".join(cmd))
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    new = [c for c in sysfs_ctrls(a.subnqn) if c not in before]
-    if p.returncode != 0:
-        raise RuntimeError("nvme connect failed (exit %d): %s" % (p.returncode, (p.stderr or p.stdout).strip()))
+    paths = a.paths or [(a.traddr, str(a.trsvcid))]
+    host = ["--hostnqn=" + a.hostnqn] if a.hostnqn else []
+    if len(paths) > 1:
+        try:
+            with open("/sys/module/nvme_core/parameters/multipath") as f:
+                mp = f.read().strip()
+        except OSError:
+            mp = "absent"
+        if mp != "Y":
+            raise RuntimeError("%d paths, but the kernel's native NVMe multipath is off (nvme_core multipath: %s): "
+                               "each path would be a device of its own" % (len(paths), mp))
+        if not a.hostnqn and not os.path.exists("/etc/nvme/hostnqn"):
+            # one host on every path (nvme-cli could make up a different one per connect)
+            u = str(uuid.uuid4())
+            host = ["--hostnqn=nqn.2014-08.org.nvmexpress:uuid:" + u, "--hostid=" + u]
+    if "failover" in a.wl:
+        host += ["--reconnect-delay=%d" % FAILOVER_RECONNECT_DELAY, "--ctrl-loss-tmo=%d" % FAILOVER_CTRL_LOSS_TMO]
+    for addr, port in paths:
+        cmd = ["nvme", "connect", "-t", "rdma", "-a", addr, "-s", str(port), "-n", a.subnqn] + host
+        say("kernel initiator: " + " ".join(cmd))
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        ctrls += [c for c in sysfs_ctrls(a.subnqn) if c not in before and c not in ctrls]
+        if p.returncode != 0:
+            raise RuntimeError("nvme connect %s:%s failed (exit %d): %s" % (
+                addr, port, p.returncode, (p.stderr or p.stdout).strip()))
     dev = None
     for _ in range(60):
         dev = find_ns(a.subnqn, a.nsid)
-        if dev:
+        if dev and (len(paths) == 1 or len(kernel_ns_paths(dev)) == len(paths)):
             break
         time.sleep(0.5)
-    if not dev:
-        return None, new
-    return dev, new
+    if dev and len(paths) > 1:
+        a.kernel_paths = kernel_ns_paths(dev)
+        if len(a.kernel_paths) != len(paths):
+            raise RuntimeError("%s has %d path(s) (%s), want %d: not one multipath namespace" % (
+                dev, len(a.kernel_paths), " ".join(a.kernel_paths), len(paths)))
+        pol = "/sys/block/%s/device/iopolicy" % os.path.basename(dev)
+        try:
+            with open(pol, "w") as f:
+                f.write(a.mp_policy)
+        except OSError as e:
+            say("kernel initiator: cannot set iopolicy %s (%s)" % (a.mp_policy, e.strerror))
+        try:
+            with open(pol) as f:
+                a.kernel_iopolicy = f.read().strip()
+        except OSError:
+            a.kernel_iopolicy = None
+        say("kernel initiator: %s over %d paths (%s), iopolicy %s" % (
+            dev, len(a.kernel_paths), " ".join(a.kernel_paths), a.kernel_iopolicy))
+    return dev
+
+
+def kernel_ns_paths(dev):
+    """The controllers (paths) under a multipath namespace head's subsystem."""
+    return sorted(os.path.basename(d) for d in glob.glob("/sys/block/%s/device/nvme[0-9]*" % os.path.basename(dev))
+                  if re.fullmatch(r"nvme[0-9]+", os.path.basename(d)))     # not its namespaces (nvme0n1)
 
 
 def kernel_disconnect(ctrls):
@@ -697,6 +1009,8 @@ def run_testbed(a, argv):
     n_round = sum(1 for w in a.wl if w in qualify_gates.ROUND_WORKLOADS)
     n_single = sum(1 for w in a.wl if w in ("seqread", "seqwrite", "lat"))
     est = 60 + n_round * a.rounds_max * (a.round_time + 15) + n_single * (a.runtime + 15) + 6 * mib
+    if "failover" in a.wl:
+        est += a.failover_runtime + 60
     boot = a.testbed_timeout or (300 + 2 * est)
     gargs = ["--in-testbed", "--initiator", a.initiator, "--size", str(a.size_bytes),
              "--precondition", a.precondition, "--rounds-max", str(a.rounds_max), "--round-time", str(a.round_time),
@@ -710,10 +1024,13 @@ def run_testbed(a, argv):
         gargs += ["--nsid", str(a.nsid)]
     if a.verify_pause_cmd:
         gargs += ["--verify-pause-cmd", a.verify_pause_cmd]
+    if "failover" in a.wl:
+        gargs += ["--fault", a.fault, "--fault-at", str(a.fault_at), "--restore-at", str(a.restore_at),
+                  "--failover-runtime", str(a.failover_runtime), "--mp-policy", a.mp_policy]
     cmd = [os.path.join(REPO, "tests", "testbed", "testbed.sh"), "--backing", "file", "--ns-mb", str(ns_mb),
            "--out", out, "--boot-timeout", str(boot), "--cmd-timeout", str(boot - 60)]
-    if a.initiator == "kernel":
-        cmd.append("--connect")
+    if a.initiator == "kernel" and "failover" not in a.wl:
+        cmd.append("--connect")     # with failover the tool connects both paths itself
     cmd += ["--", sys.executable, SELF] + gargs
     say("booting the testbed (%s initiator, %d MiB file-backed namespace; limit %d s)" % (a.initiator, ns_mb, boot))
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
@@ -762,16 +1079,36 @@ def run_local(a, gates):
         a.traddr = a.traddr or os.environ["TARGET_IP"]
         a.trsvcid = os.environ.get("TARGET_PORT", a.trsvcid)
         a.subnqn = a.subnqn or os.environ["NQN"]
-        if a.initiator == "kernel":
+        a.paths = qualify_failover.parse_paths(a.traddr, str(a.trsvcid))
+        if a.initiator == "kernel" and "failover" in a.wl:
+            a.dev = None            # not connected by the testbed: the tool connects both paths
+        elif a.initiator == "kernel":
             a.dev = os.environ.get("NVME_DEV") or None
             if not a.dev:
                 print("nvmeof-qualify: testbed without NVME_DEV (not connected)", file=sys.stderr)
                 return EX_FAIL
     ctrls = []
+    tb_port2_down = None
     try:
+        if a.in_testbed and "failover" in a.wl:
+            try:
+                setup = qualify_failover.testbed_setup(a.subnqn, a.fault)
+            except OSError as e:
+                say("FAIL: testbed failover setup: %s" % e)
+                return EX_FAIL
+            p = subprocess.run(["/bin/sh", "-c", setup["port2_up"]], capture_output=True, text=True)
+            if p.returncode != 0:
+                say("FAIL: testbed: the second port (%s): %s" % (setup["port2_up"], (p.stderr or p.stdout).strip()))
+                return EX_FAIL
+            tb_port2_down = setup["port2_down"]
+            time.sleep(1)
+            a.paths = setup["paths"]
+            a.traddr = ",".join(qualify_failover.path_name(x) for x in a.paths)
+            a.fault_cmd, a.restore_cmd, a.fault_desc = setup["fault_cmd"], setup["restore_cmd"], setup["what"]
+            say("testbed: second port %s; failover fault: %s" % (qualify_failover.path_name(a.paths[1]), a.fault_desc))
         if a.initiator == "kernel" and not a.dev:
             try:
-                dev, ctrls = kernel_connect(a)
+                dev = kernel_connect(a, ctrls)
             except Usage as e:
                 print("nvmeof-qualify: %s" % e, file=sys.stderr)
                 return EX_USAGE
@@ -785,13 +1122,17 @@ def run_local(a, gates):
             a.dev = dev
             say("kernel initiator: %s is %s" % (" ".join(ctrls), dev))
         say("qualifying %s with the %s initiator, working set %s -> %s" % (
-            a.dev or "%s:%s %s ns %d" % (a.traddr, a.trsvcid, a.subnqn, a.nsid), a.initiator,
+            a.dev or "%s %s ns %d" % (",".join(qualify_failover.path_name(x) for x in a.paths), a.subnqn, a.nsid),
+            a.initiator,
             human(a.size_bytes), out))
         rep = qualify(a, out, gates)
     finally:
         if ctrls:
             kernel_disconnect(ctrls)
+        if tb_port2_down:
+            subprocess.run(["/bin/sh", "-c", tb_port2_down], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     draw_plots(out, rep)
+    draw_failover_plot(out, rep)
     write_report(out, rep)
     print_summary(rep, out)
     return EX_PASS if rep["verdict"] == "PASS" else EX_FAIL

@@ -9,6 +9,10 @@
         (randread, randwrite, randrw only: the workloads run in rounds)
   whole-run metrics (no WORKLOAD):
       errors, verify_failures            OP: <= < >= > == !=   VALUE: a number
+      failover_ms, recovery_ms           the same; measured by the failover workload only
+        (failover_ms: the longest time without a completion from the fault on, both
+        initiators; recovery_ms: the engine's, loss declared to the first completion on
+        another path)
   WORKLOAD: randread randwrite randrw seqread seqwrite   QD: qdN (e.g. qd32)
 
 Blank lines and text after '#' are ignored.  Anything else is an error naming FILE:LINE."""
@@ -19,6 +23,7 @@ from . import read_text
 WORKLOAD_METRICS = ("iops", "bw_mib_s", "lat_mean_us", "p50_lat_us", "p90_lat_us",
                     "p99_lat_us", "p99.9_lat_us", "p99.99_lat_us")
 RUN_METRICS = ("errors", "verify_failures")
+FAILOVER_METRICS = ("failover_ms", "recovery_ms")
 STEADY_METRIC = "steady_state"
 WORKLOADS = ("randread", "randwrite", "randrw", "seqread", "seqwrite")
 ROUND_WORKLOADS = ("randread", "randwrite", "randrw")
@@ -62,11 +67,11 @@ def parse_line(text, where):
         raise GateError("%s: expected 'METRIC [WORKLOAD qdN] OP VALUE', got %r" % (where, text))
     metric, op, value = tok[0], tok[-2], tok[-1]
     workload = qd = None
-    if metric not in WORKLOAD_METRICS + RUN_METRICS + (STEADY_METRIC,):
-        raise GateError("%s: unknown metric %r (known: %s)" % (
-            where, metric, " ".join(WORKLOAD_METRICS + RUN_METRICS + (STEADY_METRIC,))))
+    known = WORKLOAD_METRICS + RUN_METRICS + FAILOVER_METRICS + (STEADY_METRIC,)
+    if metric not in known:
+        raise GateError("%s: unknown metric %r (known: %s)" % (where, metric, " ".join(known)))
     if len(tok) == 5:
-        if metric in RUN_METRICS:
+        if metric in RUN_METRICS + FAILOVER_METRICS:
             raise GateError("%s: %s is a whole-run metric: no workload" % (where, metric))
         workload, qdt = tok[1], tok[2]
         if workload not in WORKLOADS:
@@ -75,7 +80,7 @@ def parse_line(text, where):
         if not m:
             raise GateError("%s: queue depth %r is not qdN (e.g. qd32)" % (where, qdt))
         qd = int(m.group(1))
-    elif metric not in RUN_METRICS:
+    elif metric not in RUN_METRICS + FAILOVER_METRICS:
         raise GateError("%s: %s needs a workload and queue depth (e.g. %s randread qd32 ...)" % (
             where, metric, metric))
     if metric == STEADY_METRIC:

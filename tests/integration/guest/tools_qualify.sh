@@ -1,7 +1,9 @@
 #!/bin/bash
 # tools/nvmeof-qualify inside the testbed (run by tests/integration/tools_qualify.sh, booted
 # with --backing file): the kernel initiator with one gate set to fail and interrupted by
-# SIGTERM; stop-loss on a verify failure and on an error.
+# SIGTERM; the kernel initiator's native multipath under the failover workload (port 1 removed
+# by --fault-cmd, as the tool's testbed mode does for the engine); stop-loss on a verify failure
+# and on an error.
 . "$(dirname "$0")/lib.sh"
 Q=$REPO/tools/nvmeof-qualify
 CHECK="python3 $REPO/tests/integration/tools_qualify_check.py"
@@ -52,6 +54,62 @@ if [ $rc = 143 ] && [ -z "$left" ] && [ "$fios" = 0 ] && grep -q '^qualify: inte
 else
 	bad "SIGTERM during the kernel initiator's run" "exit $rc, connected: '$left', fio left: $fios"
 	sed 's/^/    | /' "$WORK/term.out" | tail -10
+fi
+
+# 1c. failover, kernel initiator: the tool connects both ports (native multipath), the fault
+# command removes port 1 5 s into a 12 s verified run (and stamps the time), the restore command
+# re-creates it at 8 s; measured as the engine is (the longest completion gap from the fault on)
+PORT2=$NVMET_CFG/ports/2
+mkdir "$PORT2" && echo rdma >"$PORT2/addr_trtype" && echo ipv4 >"$PORT2/addr_adrfam" &&
+	echo "$TARGET_IP" >"$PORT2/addr_traddr" && echo 4421 >"$PORT2/addr_trsvcid" &&
+	ln -s "$NVMET_CFG/subsystems/$NQN" "$PORT2/subsystems/$NQN" || bad "failover, kernel: port 2" "configfs refused it"
+cat >"$WORK/fault.sh" <<EOF
+date +%s%3N >$WORK/fault.stamp
+rm $NVMET_PORT/subsystems/$NQN $NVMET_PORT/subsystems/$NQN2 && rmdir $NVMET_PORT
+EOF
+cat >"$WORK/restore.sh" <<EOF
+mkdir $NVMET_PORT && echo rdma >$NVMET_PORT/addr_trtype && echo ipv4 >$NVMET_PORT/addr_adrfam &&
+	echo $TARGET_IP >$NVMET_PORT/addr_traddr && echo $TARGET_PORT >$NVMET_PORT/addr_trsvcid &&
+	ln -s $NVMET_CFG/subsystems/$NQN $NVMET_PORT/subsystems/$NQN &&
+	ln -s $NVMET_CFG/subsystems/$NQN2 $NVMET_PORT/subsystems/$NQN2
+EOF
+printf 'failover_ms <= 8000\n' >"$WORK/fo.gates"
+sleep 1
+"$Q" --traddr "$TARGET_IP:$TARGET_PORT,$TARGET_IP:4421" --subnqn "$NQN" --destructive --size 8M \
+	--initiator kernel --precondition none --workloads failover --fault-at 5 --restore-at 8 --failover-runtime 12 \
+	--fault-cmd "sh $WORK/fault.sh" --restore-cmd "sh $WORK/restore.sh" \
+	--gates "$WORK/fo.gates" --out "$TESTBED_OUT/fo-kernel" >"$WORK/fo-kernel.out" 2>&1; rc=$?
+left=$(grep -l "^$NQN\$" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null)
+[ -e "$NVMET_PORT" ] || port_on
+if [ $rc != 0 ]; then
+	bad "failover, kernel multipath" "exit $rc, want 0"; sed 's/^/    | /' "$WORK/fo-kernel.out" | tail -25
+elif ! grep -q '^qualify: kernel initiator: /dev/nvme[0-9]*n1 over 2 paths' "$WORK/fo-kernel.out"; then
+	bad "failover, kernel multipath" "no line saying the namespace has 2 paths"; sed 's/^/    | /' "$WORK/fo-kernel.out" | head -8
+elif ! why=$($CHECK failover "$TESTBED_OUT/fo-kernel" "$WORK/fault.stamp" 2>&1); then
+	bad "failover, kernel multipath: report" "$why"
+elif [ -n "$left" ] || [ "$(grep -c 'nvme disconnect -d nvme[0-9]*: ok' "$WORK/fo-kernel.out")" != 2 ]; then
+	bad "failover, kernel multipath" "not both controllers disconnected (left: $left)"
+else
+	ok "failover, kernel multipath (port 1 removed 5 s in, by --fault-cmd): exit 0; $why"
+	echo "QUALIFY_FAILOVER kernel_failover_ms=$(field "$TESTBED_OUT/fo-kernel/report.json" 'r["workloads"]["failover"]["failover"]["failover_ms"]')"
+fi
+rm "$PORT2/subsystems/$NQN" && rmdir "$PORT2" || bad "failover, kernel: port 2" "could not remove it"
+
+# 1d. failover, engine, the tool's own testbed fault --fault ana (what the tool's testbed mode
+# runs in the guest: it adds port 4421 itself, makes port 1's ANA group inaccessible at 5 s and
+# optimized at 8 s, and removes port 4421 at the end)
+TESTBED_OUT=$TESTBED_OUT/fo-ana "$Q" --in-testbed --workloads failover --fault ana --precondition none --size 8M \
+	--fault-at 5 --restore-at 8 --failover-runtime 12 --gates "$WORK/fo.gates" >"$WORK/fo-ana.out" 2>&1; rc=$?
+if [ $rc != 0 ]; then
+	bad "failover, engine, --fault ana" "exit $rc, want 0"; sed 's/^/    | /' "$WORK/fo-ana.out" | tail -20
+elif ! grep -q "path $TARGET_IP:$TARGET_PORT: ANA group 1 now inaccessible\\|path $TARGET_IP:$TARGET_PORT leaves the I/O" "$TESTBED_OUT/fo-ana/fio/failover.log"; then
+	bad "failover, engine, --fault ana" "the engine never saw the ANA change: $(grep -m3 nvmeof "$TESTBED_OUT/fo-ana/fio/failover.log" | tr '\n' ' ')"
+elif ! why=$($CHECK failover "$TESTBED_OUT/fo-ana" 2>&1); then
+	bad "failover, engine, --fault ana: report" "$why"
+elif [ -e "$PORT2" ] || [ "$(cat "$NVMET_PORT/ana_groups/1/ana_state")" != optimized ]; then
+	bad "failover, engine, --fault ana" "port 4421 left behind or port 1 not optimized again"
+else
+	ok "failover, engine, --fault ana (the tool's own): exit 0; $why"
 fi
 
 # 2. stop-loss on a verify failure: the namespace's backing file corrupted after the writes
