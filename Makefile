@@ -231,7 +231,7 @@ FUZZ_REPLAY   := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
 FUZZ_BINS     := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-replay fuzz-run
-$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay.c $(ASAN_OBJS) tests/unit/scripted_peer.h $(LIB_HDRS)
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz_assert.h $(ASAN_OBJS) tests/unit/scripted_peer.h $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(SAN_FLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit \
 	  -DFUZZ_CORPUS_DIR='"$(FUZZ_CORPUS)/$*"' -o $@ $< tests/fuzz/replay.c $(ASAN_OBJS) $(RDMA_LIBS) -ldl -lpthread
@@ -240,7 +240,7 @@ fuzz-replay: $(FUZZ_REPLAY)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run-tests.sh fuzz-replay $(FUZZ_REPLAY)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS) tests/unit/scripted_peer.h
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_assert.h $(LIB_SRCS) $(LIB_HDRS) tests/unit/scripted_peer.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -fno-omit-frame-pointer $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(LIB_SRCS) $(RDMA_LIBS) -ldl -lpthread

@@ -321,6 +321,7 @@ static void nvmeof_discover_paths(struct thread_data *td, struct nvmeof_disc_res
 	char hostnqn[NVMF_NQN_MAX + 1];
 	uint64_t genctr = 0;
 	unsigned nr = 0, n, other = 0;
+	char other_s[48];
 
 	memset(d, 0, sizeof(*d));
 	d->rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
@@ -336,12 +337,14 @@ static void nvmeof_discover_paths(struct thread_data *td, struct nvmeof_disc_res
 		d->rc = nvmf_disc_paths(e, nr, o->subnqn, d->paths, NVMF_MAX_PATHS, &d->nr_paths,
 					d->subnqn, sizeof(d->subnqn), &other, d->err,
 					sizeof(d->err));
+	snprintf(other_s, sizeof(other_s), "%u entr%s of other transports skipped", other,
+		 other == 1 ? "y" : "ies");
 	if (!d->rc)
 		snprintf(d->note, sizeof(d->note), "discovery %.64s:%.8s (generation %llu): %u RDMA "
-			 "path(s) of %u record(s)%s", at.traddr,
+			 "path(s) of %u record(s)%s%s", at.traddr,
 			 at.trsvcid[0] ? at.trsvcid : NVMF_DISCOVERY_PORT,
-			 (unsigned long long)genctr, d->nr_paths, nr,
-			 other ? ", entries of other transports skipped" : "");
+			 (unsigned long long)genctr, d->nr_paths, nr, other ? ", " : "",
+			 other ? other_s : "");
 	free(e);
 }
 

@@ -14,16 +14,9 @@
 #include "nvmf_rdma.h"
 #include "nvmf_spec.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_assert.h"
 
-#define FUZZ_ASSERT(c)                                                                        \
-	do {                                                                                  \
-		if (!(c)) {                                                                   \
-			fprintf(stderr, "fuzz_cm_private: %s:%d: invariant failed: %s\n",     \
-				__FILE__, __LINE__, #c);                                      \
-			abort();                                                              \
-		}                                                                             \
-	} while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

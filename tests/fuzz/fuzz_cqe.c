@@ -22,16 +22,9 @@
 
 #include "scripted_peer.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_assert.h"
 
-#define FUZZ_ASSERT(c)                                                                        \
-	do {                                                                                  \
-		if (!(c)) {                                                                   \
-			fprintf(stderr, "fuzz_cqe: %s:%d: invariant failed: %s\n", __FILE__,  \
-				__LINE__, #c);                                                \
-			abort();                                                              \
-		}                                                                             \
-	} while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_DEPTH 33
 
