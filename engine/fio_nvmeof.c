@@ -206,6 +206,9 @@ static void nvmeof_data_free(struct thread_data *td)
 		struct nvmeof_options *o = td->eo;
 		char line[2048];
 
+		for (unsigned p = 0; p < ld->nr_paths; p++)
+			ld->mp.p[p].aens = nvmf_lane_aens(ld->paths[p].lane);
+
 		nvmf_mp_summary(&ld->mp, line, sizeof(line));
 		nvmeof_info("nvmeof: %s: multipath %s\n", td->o.name, line);
 		if (o->mp_stats && *o->mp_stats) {

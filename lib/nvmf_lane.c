@@ -72,6 +72,8 @@ struct nvmf_lane {
 	int                     discovery;   /* subnqn is the discovery NQN: admin queue only */
 	struct nvmf_keepalive   ka;
 	struct nvmf_ana         ana;
+	struct nvmf_req        *aer;         /* the Asynchronous Event Request kept outstanding */
+	unsigned                aens;        /* __atomic: ANA change notices received */
 	unsigned                admin_timeout_ms;
 	uint64_t                next_admin_cm_check_ms;  /* nvmf_lane_check's admin clock */
 	struct nvmf_lane_info   info;
@@ -300,7 +302,7 @@ static void nvmf_keepalive_wake(struct nvmf_keepalive *ka)
 /* Get Log Page, ANA (0Ch), into the scratch buffer at offset 4096 (Identify uses the first
  * 4 KiB; the keep-alive thread is the only user once the lane is up).  threaded: the keep-alive
  * thread, which sleeps while it waits; 0: bring-up, which polls. */
-static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, uint8_t **log)
+static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, int rae, uint8_t **log)
 {
 	struct nvmf_queue *q = &lane->aq->q;
 	struct nvmf_req *req = nvmf_queue_get(q, NULL);
@@ -314,8 +316,10 @@ static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, uint8_t **log)
 	c = nvmf_req_sqe(q, req);
 	memset(buf, 0, NVMF_ANA_LOG_MAX);
 	/* groups only (RGO: no NSID lists, so many namespaces still fit; a controller that sends
-	 * them anyway is parsed as well); RAE 1: an AEN is not ours to clear */
-	nvme_cmd_get_log_page(c, NVME_LOG_ANA, NVME_ANA_LSP_RGO, 0xffffffffu, NVMF_ANA_LOG_MAX, 0, 1);
+	 * them anyway is parsed as well); RAE 0 only after an ANA change notice: reading the log
+	 * then clears the event, so the controller sends the next one */
+	nvme_cmd_get_log_page(c, NVME_LOG_ANA, NVME_ANA_LSP_RGO, 0xffffffffu, NVMF_ANA_LOG_MAX, 0,
+			      rae);
 	nvme_sqe_set_sgl_keyed(c, (uintptr_t)buf, NVMF_ANA_LOG_MAX, lane->scratch_mr->rkey);
 	if (threaded)
 		rc = nvmf_queue_exec_wait(q, req, lane->ka.timeout_ms, &cqe, nvmf_keepalive_wait, lane);
@@ -348,12 +352,12 @@ static int nvmf_ana_parse(const uint8_t *log, size_t len, struct nvmf_ana *a, ch
 }
 
 /* Read the ANA log and publish it (a failure is kept in ana.err; the states stay). */
-static int nvmf_ana_refresh(struct nvmf_lane *lane, int threaded)
+static int nvmf_ana_refresh(struct nvmf_lane *lane, int threaded, int rae)
 {
 	struct nvmf_ana fresh;
 	uint8_t *log = NULL;
 	char why[NVMF_ERR_LEN] = "";
-	int rc = nvmf_ana_get_log(lane, threaded, &log);
+	int rc = nvmf_ana_get_log(lane, threaded, rae, &log);
 
 	if (rc > 0)
 		snprintf(why, sizeof(why), "ANA log: Get Log Page failed with status 0x%03x", rc);
@@ -791,6 +795,76 @@ static int nvmf_keepalive_once(struct nvmf_lane *lane)
 	return 0;
 }
 
+/* ---- Asynchronous Event Request: ANA change notices --------------------------------------- */
+#define NVME_FEAT_ASYNC_EVENT      0x0b
+#define NVME_AEC_ANA_CHANGE        (1u << 11)  /* Asynchronous Event Configuration: ANA change */
+#define NVME_AER_TYPE_NOTICE       0x2
+#define NVME_AER_NOTICE_ANA_CHANGE 0x03
+
+/* Keep one AER outstanding on the admin queue (the keep-alive thread's; its answer stays in
+ * the slot until nvmf_aer_check takes it, whichever wait reaped it). */
+static void nvmf_aer_post(struct nvmf_lane *lane)
+{
+	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_req *req = nvmf_queue_get(q, NULL);
+
+	if (!req)
+		return;
+	nvme_sqe_init(nvmf_req_sqe(q, req), NVME_ADMIN_ASYNC_EVENT);
+	nvmf_queue_stage(q, req, NULL, 0, 0);
+	if (nvmf_queue_flush(q) < 0)
+		return;             /* the queue failed: keep-alive and the CM watch report it */
+	lane->aer = req;
+}
+
+/* Ask for ANA change notices (a controller that refuses still gets the AER: some send them
+ * anyway) and post the first AER. */
+static void nvmf_aer_start(struct nvmf_lane *lane)
+{
+	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_req *req = nvmf_queue_get(q, NULL);
+	struct nvme_cqe cqe;
+
+	lane->aer = NULL;
+	if (!req)
+		return;
+	nvme_sqe_init(nvmf_req_sqe(q, req), NVME_ADMIN_SET_FEATURES);
+	nvmf_req_sqe(q, req)->cdw10 = htole32(NVME_FEAT_ASYNC_EVENT);
+	nvmf_req_sqe(q, req)->cdw11 = htole32(NVME_AEC_ANA_CHANGE);
+	if (nvmf_queue_exec_wait(q, req, lane->ka.timeout_ms, &cqe, nvmf_keepalive_wait, lane))
+		return;
+	nvmf_aer_post(lane);
+}
+
+/* The AER answered: 1 for an ANA change notice (read the ANA log, clearing the event), 0
+ * otherwise; posted again unless it failed (a controller that aborts it, or refuses more,
+ * leaves the lane to its ANA polls). */
+static int nvmf_aer_check(struct nvmf_lane *lane)
+{
+	struct nvmf_req *r = lane->aer;
+	uint32_t dw0;
+	uint16_t st;
+
+	if (!r || r->state != NVMF_REQ_COMPLETE)
+		return 0;
+	st = le16toh(r->cqe.status);
+	dw0 = (uint32_t)le64toh(r->cqe.result);
+	nvmf_queue_put(&lane->aq->q, r);
+	lane->aer = NULL;
+	if (nvme_status_code(st))
+		return 0;
+	nvmf_aer_post(lane);
+	if ((dw0 & 0x7) != NVME_AER_TYPE_NOTICE || ((dw0 >> 8) & 0xff) != NVME_AER_NOTICE_ANA_CHANGE)
+		return 0;
+	__atomic_add_fetch(&lane->aens, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+unsigned nvmf_lane_aens(const struct nvmf_lane *lane)
+{
+	return lane ? __atomic_load_n(&lane->aens, __ATOMIC_RELAXED) : 0;
+}
+
 /* The RDMA CM channels the keep-alive thread watches: the admin queue's and each I/O queue's.
  * A fatal event (disconnect, device removal): the lane's reason is kept and every I/O queue
  * pair is shut off now.  0, or the event's negative errno. */
@@ -822,7 +896,7 @@ static void *nvmf_keepalive_thread(void *arg)
 {
 	struct nvmf_lane *lane = arg;
 	struct nvmf_keepalive *ka = &lane->ka;
-	struct pollfd pfd[NVMF_MAX_IO_QUEUES + 2];
+	struct pollfd pfd[NVMF_MAX_IO_QUEUES + 3];
 	uint64_t now = nvmf_now_ms();
 	uint64_t ka_due = ka->interval_ms ? now + ka->interval_ms : UINT64_MAX;
 	uint64_t ana_due = ka->ana_ms ? now + ka->ana_ms : UINT64_MAX;
@@ -835,24 +909,39 @@ static void *nvmf_keepalive_thread(void *arg)
 		pfd[i].fd = rq && rq->ch ? rq->ch->fd : -1;   /* poll skips a negative fd */
 		pfd[i].events = POLLIN;
 	}
-	pfd[ncm].fd = ka->wake_fd;
+	pfd[ncm].fd = -1;              /* the admin queue's completions, while an AER waits */
 	pfd[ncm].events = POLLIN;
+	pfd[ncm + 1].fd = ka->wake_fd;
+	pfd[ncm + 1].events = POLLIN;
+	if (ka->ana_ms)
+		nvmf_aer_start(lane);
 	while (!__atomic_load_n(&ka->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t due = ka_due < ana_due ? ka_due : ana_due;
 		int timeout = due == UINT64_MAX ? -1 : due <= now ? 0 :
 			      due - now > 60000 ? 60000 : (int)(due - now);
 		uint64_t cnt;
+		int reaped, aen = 0;
 
-		for (unsigned i = 0; i <= ncm; i++)
+		for (unsigned i = 0; i <= ncm + 1; i++)
 			pfd[i].revents = 0;
-		if (poll(pfd, ncm + 1, timeout) > 0) {
-			if (pfd[ncm].revents & POLLIN && read(ka->wake_fd, &cnt, sizeof(cnt)) < 0) {
+		pfd[ncm].fd = -1;
+		if (lane->aer) {
+			int fd = nvmf_rdma_queue_arm(lane->aq, &reaped);
+
+			pfd[ncm].fd = fd >= 0 ? fd : -1;
+			aen = nvmf_aer_check(lane);
+		}
+		if (!aen && poll(pfd, ncm + 2, timeout) > 0) {
+			if (pfd[ncm + 1].revents & POLLIN && read(ka->wake_fd, &cnt, sizeof(cnt)) < 0) {
 				/* nothing to read: woken by someone else's read */
 			}
 			if (__atomic_load_n(&ka->stop, __ATOMIC_ACQUIRE))
 				break;
 			if (nvmf_keepalive_cm(lane, pfd, ncm))
 				break;
+			if (pfd[ncm].fd >= 0 && pfd[ncm].revents & POLLIN)
+				nvmf_rdma_queue_cq_event(lane->aq);
+			aen = nvmf_aer_check(lane);
 		}
 		now = nvmf_now_ms();
 		rc = 0;
@@ -860,12 +949,16 @@ static void *nvmf_keepalive_thread(void *arg)
 			ka_due = now + ka->interval_ms;
 			rc = lane->opts.keepalive_off ? 0 : nvmf_keepalive_once(lane);
 		}
-		if (!rc && ka->ana_ms && (now >= ana_due ||
+		/* an AER answered inside the keep-alive's wait */
+		aen |= nvmf_aer_check(lane);
+		if (!rc && ka->ana_ms && (aen || now >= ana_due ||
 					   __atomic_exchange_n(&ka->ana_want, 0, __ATOMIC_ACQ_REL))) {
 			ana_due = now + ka->ana_ms;
 			/* A lost admin queue shows in keep-alive and the CM check; a failed read
-			 * only leaves the states as they were (ana.err says why). */
-			nvmf_ana_refresh(lane, 1);
+			 * only leaves the states as they were (ana.err says why).  After a notice
+			 * the read clears it (RAE 0). */
+			nvmf_ana_refresh(lane, 1, !aen);
+			aen |= nvmf_aer_check(lane);
 		}
 		if (rc) {
 			__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
@@ -1147,7 +1240,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 			in->kato_ms = opts->kato_ms;   /* the controller did not say: trust the ask */
 			/* ANA: the states now, then polled by the keep-alive thread (which runs for that
 		 * alone when no keep-alive is due). */
-		if (in->ana_reporting && (rc = nvmf_ana_refresh(lane, 0)))
+		if (in->ana_reporting && (rc = nvmf_ana_refresh(lane, 0, 1)))
 			return nvmf_lane_errf(lane, rc < 0 ? rc : -EIO, "%s", lane->ana.err);
 		/* The thread also watches the queues' RDMA CM channels: it runs for every lane. */
 		if ((rc = nvmf_keepalive_start(lane, in->kato_ms)))

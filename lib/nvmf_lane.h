@@ -174,12 +174,16 @@ int  nvmf_csts_wait(nvmf_csts_read_fn read_csts, void *ctx, uint32_t mask, uint3
 		    unsigned timeout_ms, uint32_t *last);
 
 /* ANA (a controller with ana_reporting): the keep-alive thread reads the ANA log at bring-up,
- * every second, and at once after nvmf_lane_ana_poke (a path status seen).  ana_gen moves
+ * every second, and at once after an ANA change notice (an Asynchronous Event Request is
+ * kept outstanding) or nvmf_lane_ana_poke (a path status seen).  ana_gen moves
  * after each read (cheap: no lock); ana_state is grpid's state then (enum nvme_ana_state; 0:
  * not reported), with the last read's failure in err ("" when it succeeded). */
 unsigned nvmf_lane_ana_gen(const struct nvmf_lane *lane);
 int  nvmf_lane_ana_state(struct nvmf_lane *lane, uint32_t grpid, char *err, size_t errlen);
 void nvmf_lane_ana_poke(struct nvmf_lane *lane);
+/* ANA change notices the controller sent (an Asynchronous Event Request is kept outstanding
+ * on a lane with ANA; each notice makes the keep-alive thread read the log at once). */
+unsigned nvmf_lane_aens(const struct nvmf_lane *lane);
 
 /* Wait up to timeout_ms for completions on the I/O queues of n lanes (the paths of one job):
  * as nvmf_lane_wait, sleeping on all of them at once. */

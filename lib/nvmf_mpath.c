@@ -194,8 +194,9 @@ int nvmf_mp_write_json(const struct nvmf_mp *mp, const char *job, FILE *f)
 
 		fprintf(f, "%s{\"path\": ", i ? ", " : "");
 		nvmf_json_str(f, p->name);
-		fprintf(f, ", \"ios\": %llu, \"losses\": %u, \"ana_moves\": %u, \"connected\": %s, "
-			"\"ana_state\": \"%s\"}", (unsigned long long)p->ios, p->losses, p->ana_moves,
+		fprintf(f, ", \"ios\": %llu, \"losses\": %u, \"ana_moves\": %u, \"ana_notices\": %u, "
+			"\"connected\": %s, \"ana_state\": \"%s\"}", (unsigned long long)p->ios,
+			p->losses, p->ana_moves, p->aens,
 			p->connected ? "true" : "false",
 			p->ana == NVMF_ANA_UNKNOWN ? "unknown" : nvme_ana_state_name(p->ana));
 	}

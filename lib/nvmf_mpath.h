@@ -36,6 +36,7 @@ struct nvmf_mp_path {
 	uint64_t last_done_ms;     /* its last completion */
 	unsigned losses;           /* times declared lost */
 	unsigned ana_moves;        /* times I/O left it for an ANA or path status */
+	unsigned aens;             /* ANA change notices its controller sent (the caller's) */
 	char     why[NVMF_MP_WHY_LEN]; /* the last reason it was not usable */
 };
 

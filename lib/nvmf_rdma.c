@@ -753,6 +753,45 @@ int nvmf_rdma_sets_wait(struct nvmf_rdma_queue *const *const *sets, const unsign
 	return nvmf_rdma_sets_process(sets, ns, nsets);
 }
 
+int nvmf_rdma_queue_arm(struct nvmf_rdma_queue *rq, int *reaped)
+{
+	struct nvmf_rdma_cq *cq = rq ? rq->cq : NULL;
+	int c;
+
+	*reaped = 0;
+	if (!cq || !cq->cc)
+		return -EINVAL;
+	if ((c = nvmf_rdma_queues_process(&rq, 1)) < 0)
+		return c;
+	*reaped = c;
+	if (cq->armed)
+		return cq->cc->fd;
+	if ((c = nvmf_rc_positive(ibv_req_notify_cq(cq->cq, 0))))
+		return c;
+	cq->armed = 1;
+	/* anything that landed before arming is reaped now; later ones wake the channel */
+	if ((c = nvmf_rdma_queues_process(&rq, 1)) < 0)
+		return c;
+	*reaped += c;
+	return cq->cc->fd;
+}
+
+int nvmf_rdma_queue_cq_event(struct nvmf_rdma_queue *rq)
+{
+	struct nvmf_rdma_cq *cq = rq->cq;
+	struct ibv_cq *ibcq;
+	void *cq_ctx;
+
+	if (cq->cc && !ibv_get_cq_event(cq->cc, &ibcq, &cq_ctx)) {
+		cq->armed = 0;
+		if (++cq->unacked >= NVMF_RDMA_ACK_BATCH) {
+			ibv_ack_cq_events(ibcq, cq->unacked);
+			cq->unacked = 0;
+		}
+	}
+	return nvmf_rdma_queues_process(&rq, 1);
+}
+
 int nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms)
 {
 	if (n > NVMF_RDMA_WAIT_MAX)
