@@ -901,7 +901,7 @@ static void *nvmf_keepalive_thread(void *arg)
 	uint64_t ka_due = ka->interval_ms ? now + ka->interval_ms : UINT64_MAX;
 	uint64_t ana_due = ka->ana_ms ? now + ka->ana_ms : UINT64_MAX;
 	unsigned ncm = 1 + lane->nr_ioqs;
-	int rc = 0;
+	int rc = 0, aen = 0;      /* aen: a notice not yet answered by a clearing read */
 
 	for (unsigned i = 0; i < ncm; i++) {
 		struct nvmf_rdma_queue *rq = i ? lane->ioqs[i - 1] : lane->aq;
@@ -920,7 +920,7 @@ static void *nvmf_keepalive_thread(void *arg)
 		int timeout = due == UINT64_MAX ? -1 : due <= now ? 0 :
 			      due - now > 60000 ? 60000 : (int)(due - now);
 		uint64_t cnt;
-		int reaped, aen = 0;
+		int reaped;
 
 		for (unsigned i = 0; i <= ncm + 1; i++)
 			pfd[i].revents = 0;
@@ -929,7 +929,7 @@ static void *nvmf_keepalive_thread(void *arg)
 			int fd = nvmf_rdma_queue_arm(lane->aq, &reaped);
 
 			pfd[ncm].fd = fd >= 0 ? fd : -1;
-			aen = nvmf_aer_check(lane);
+			aen |= nvmf_aer_check(lane);
 		}
 		if (!aen && poll(pfd, ncm + 2, timeout) > 0) {
 			if (pfd[ncm + 1].revents & POLLIN && read(ka->wake_fd, &cnt, sizeof(cnt)) < 0) {
@@ -941,7 +941,7 @@ static void *nvmf_keepalive_thread(void *arg)
 				break;
 			if (pfd[ncm].fd >= 0 && pfd[ncm].revents & POLLIN)
 				nvmf_rdma_queue_cq_event(lane->aq);
-			aen = nvmf_aer_check(lane);
+			aen |= nvmf_aer_check(lane);
 		}
 		now = nvmf_now_ms();
 		rc = 0;
@@ -957,7 +957,12 @@ static void *nvmf_keepalive_thread(void *arg)
 			/* A lost admin queue shows in keep-alive and the CM check; a failed read
 			 * only leaves the states as they were (ana.err says why).  After a notice
 			 * the read clears it (RAE 0). */
-			nvmf_ana_refresh(lane, 1, !aen);
+			int cleared = aen;
+
+			nvmf_ana_refresh(lane, 1, !cleared);
+			if (cleared)
+				aen = 0;
+			/* a notice that came during this read needs a read of its own */
 			aen |= nvmf_aer_check(lane);
 		}
 		if (rc) {
