@@ -1011,10 +1011,10 @@ static int fio_nvmeof_getevents(struct thread_data *td, unsigned int min, unsign
 			int back = nvmeof_mp_reconnect(td, ld);
 
 			now = nvmf_now_ms();
-			if (!ld->lost && (waited || now >= ld->next_stop_check_ms)) {
-				ld->next_stop_check_ms = now + NVMEOF_STOP_CHECK_MS;
+			/* While it waits, ANA is taken here; otherwise the stop check takes it (this
+			 * must not move that check's clock: io_timeout and fio's stop run there). */
+			if (!ld->lost && waited)
 				back |= nvmeof_mp_ana(td, ld);
-			}
 			if (ld->lost)
 				break;
 			if (nvmeof_mp_usable_any(ld)) {
