@@ -46,12 +46,11 @@ struct nvmf_keepalive {
  * path reads a copy when `gen` moved (checked without the lock). */
 #define NVMF_ANA_MAX_GROUPS 32
 struct nvmf_ana {
-	pthread_mutex_t lock;
-	unsigned        gen;         /* __atomic: bumped after each successful read */
-	unsigned        nr;
-	uint32_t        grpid[NVMF_ANA_MAX_GROUPS];
-	uint8_t         state[NVMF_ANA_MAX_GROUPS];
-	char            err[NVMF_ERR_LEN]; /* the last read's failure, "" after a good one */
+	pthread_mutex_t       lock;
+	unsigned              gen;   /* __atomic: bumped after each successful read */
+	unsigned              nr;
+	struct nvme_ana_group g[NVMF_ANA_MAX_GROUPS];
+	char                  err[NVMF_ERR_LEN]; /* the last read's failure, "" after a good one */
 };
 
 struct nvmf_lane {
@@ -297,7 +296,7 @@ static void nvmf_keepalive_wake(struct nvmf_keepalive *ka)
 
 /* ---- ANA ---------------------------------------------------------------------------------- */
 #define NVMF_ANA_LOG_MAX  4096      /* header + 32 groups (read groups only) */
-#define NVMF_ANA_POLL_MS  1000      /* no Asynchronous Event Request yet: the log is polled */
+#define NVMF_ANA_POLL_MS  1000      /* also polled: for a controller that sends no notices */
 
 /* Get Log Page, ANA (0Ch), into the scratch buffer at offset 4096 (Identify uses the first
  * 4 KiB; the keep-alive thread is the only user once the lane is up).  threaded: the keep-alive
@@ -333,30 +332,14 @@ static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, int rae, uint8
 	return 0;
 }
 
-static int nvmf_ana_parse(const uint8_t *log, size_t len, struct nvmf_ana *a, char *why,
-			  size_t whylen)
-{
-	struct nvme_ana_group g[NVMF_ANA_MAX_GROUPS];
-	uint64_t chgcnt;
-	unsigned n;
-	int rc = nvme_ana_log_parse(log, len, &chgcnt, g, NVMF_ANA_MAX_GROUPS, &n, why, whylen);
-
-	if (rc)
-		return rc;
-	for (unsigned i = 0; i < n; i++) {
-		a->grpid[i] = g[i].grpid;
-		a->state[i] = g[i].state;
-	}
-	a->nr = n;
-	return 0;
-}
-
 /* Read the ANA log and publish it (a failure is kept in ana.err; the states stay). */
 static int nvmf_ana_refresh(struct nvmf_lane *lane, int threaded, int rae)
 {
-	struct nvmf_ana fresh;
+	struct nvme_ana_group g[NVMF_ANA_MAX_GROUPS];
 	uint8_t *log = NULL;
 	char why[NVMF_ERR_LEN] = "";
+	uint64_t chgcnt;
+	unsigned n = 0;
 	int rc = nvmf_ana_get_log(lane, threaded, rae, &log);
 
 	if (rc > 0)
@@ -364,12 +347,12 @@ static int nvmf_ana_refresh(struct nvmf_lane *lane, int threaded, int rae)
 	else if (rc < 0)
 		snprintf(why, sizeof(why), "ANA log: %s", strerror(-rc));
 	else
-		rc = nvmf_ana_parse(log, NVMF_ANA_LOG_MAX, &fresh, why, sizeof(why));
+		rc = nvme_ana_log_parse(log, NVMF_ANA_LOG_MAX, &chgcnt, g, NVMF_ANA_MAX_GROUPS, &n,
+					why, sizeof(why));
 	pthread_mutex_lock(&lane->ana.lock);
 	if (!rc) {
-		lane->ana.nr = fresh.nr;
-		memcpy(lane->ana.grpid, fresh.grpid, sizeof(fresh.grpid));
-		memcpy(lane->ana.state, fresh.state, sizeof(fresh.state));
+		lane->ana.nr = n;
+		memcpy(lane->ana.g, g, n * sizeof(g[0]));
 		lane->ana.err[0] = 0;
 	} else {
 		snprintf(lane->ana.err, sizeof(lane->ana.err), "%s", why);
@@ -387,14 +370,13 @@ unsigned nvmf_lane_ana_gen(const struct nvmf_lane *lane)
 
 int nvmf_lane_ana_state(struct nvmf_lane *lane, uint32_t grpid, char *err, size_t errlen)
 {
-	int st = 0;
+	uint8_t st = 0;
 
 	if (!lane->info.ana_reporting)
 		return 0;
 	pthread_mutex_lock(&lane->ana.lock);
-	for (unsigned i = 0; i < lane->ana.nr; i++)
-		if (lane->ana.grpid[i] == grpid)
-			st = lane->ana.state[i];
+	if (nvme_ana_log_state_of(lane->ana.g, lane->ana.nr, grpid, &st))
+		st = 0;
 	if (err && errlen)
 		snprintf(err, errlen, "%s", lane->ana.err);
 	pthread_mutex_unlock(&lane->ana.lock);
@@ -889,9 +871,10 @@ static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, u
 	return rc;
 }
 
-/* Keep-alive every interval_ms (0: none asked for); where the controller reports ANA, the ANA
- * log every ana_ms or at once when asked (nvmf_lane_ana_poke); in between, asleep on the
- * queues' RDMA CM channels and the wake-up descriptor. */
+/* Keep-alive every interval_ms (0: none asked for); where the controller reports ANA, an AER
+ * kept outstanding and the ANA log read on each notice, every ana_ms, or at once when asked
+ * (nvmf_lane_ana_poke); in between, asleep on the queues' RDMA CM channels, the admin queue's
+ * completions (while an AER waits) and the wake-up descriptor. */
 static void *nvmf_keepalive_thread(void *arg)
 {
 	struct nvmf_lane *lane = arg;
@@ -920,13 +903,12 @@ static void *nvmf_keepalive_thread(void *arg)
 		int timeout = due == UINT64_MAX ? -1 : due <= now ? 0 :
 			      due - now > 60000 ? 60000 : (int)(due - now);
 		uint64_t cnt;
-		int reaped;
 
 		for (unsigned i = 0; i <= ncm + 1; i++)
 			pfd[i].revents = 0;
 		pfd[ncm].fd = -1;
 		if (lane->aer) {
-			int fd = nvmf_rdma_queue_arm(lane->aq, &reaped);
+			int fd = nvmf_rdma_queue_arm(lane->aq);
 
 			pfd[ncm].fd = fd >= 0 ? fd : -1;
 			aen |= nvmf_aer_check(lane);
@@ -1243,8 +1225,8 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		in->kato_ms = nvmf_get_kato(lane);
 		if (!in->kato_ms && opts->kato_ms)
 			in->kato_ms = opts->kato_ms;   /* the controller did not say: trust the ask */
-			/* ANA: the states now, then polled by the keep-alive thread (which runs for that
-		 * alone when no keep-alive is due). */
+		/* ANA: the states now; then the keep-alive thread follows the controller's notices
+		 * and polls. */
 		if (in->ana_reporting && (rc = nvmf_ana_refresh(lane, 0, 1)))
 			return nvmf_lane_errf(lane, rc < 0 ? rc : -EIO, "%s", lane->ana.err);
 		/* The thread also watches the queues' RDMA CM channels: it runs for every lane. */

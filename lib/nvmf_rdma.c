@@ -753,17 +753,15 @@ int nvmf_rdma_sets_wait(struct nvmf_rdma_queue *const *const *sets, const unsign
 	return nvmf_rdma_sets_process(sets, ns, nsets);
 }
 
-int nvmf_rdma_queue_arm(struct nvmf_rdma_queue *rq, int *reaped)
+int nvmf_rdma_queue_arm(struct nvmf_rdma_queue *rq)
 {
 	struct nvmf_rdma_cq *cq = rq ? rq->cq : NULL;
 	int c;
 
-	*reaped = 0;
 	if (!cq || !cq->cc)
 		return -EINVAL;
 	if ((c = nvmf_rdma_queues_process(&rq, 1)) < 0)
 		return c;
-	*reaped = c;
 	if (cq->armed)
 		return cq->cc->fd;
 	if ((c = nvmf_rc_positive(ibv_req_notify_cq(cq->cq, 0))))
@@ -772,7 +770,6 @@ int nvmf_rdma_queue_arm(struct nvmf_rdma_queue *rq, int *reaped)
 	/* anything that landed before arming is reaped now; later ones wake the channel */
 	if ((c = nvmf_rdma_queues_process(&rq, 1)) < 0)
 		return c;
-	*reaped += c;
 	return cq->cc->fd;
 }
 

@@ -106,10 +106,10 @@ int  nvmf_rdma_queues_process(struct nvmf_rdma_queue *const *rqs, unsigned n);
  * them, or a negative errno. */
 int  nvmf_rdma_queues_wait(struct nvmf_rdma_queue *const *rqs, unsigned n, int timeout_ms);
 /* One queue's completions for a thread that sleeps in its own poll(): reap, then arm the CQ;
- * the channel's fd to poll for POLLIN (negative errno: no channel, or arming failed), with the
- * commands completed meanwhile in *reaped.  After POLLIN, nvmf_rdma_queue_cq_event takes the
- * event and reaps (commands completed, or negative errno). */
-int  nvmf_rdma_queue_arm(struct nvmf_rdma_queue *rq, int *reaped);
+ * the channel's fd to poll for POLLIN (negative errno: no channel, or arming failed).  After
+ * POLLIN, nvmf_rdma_queue_cq_event takes the event and reaps (commands completed, or negative
+ * errno). */
+int  nvmf_rdma_queue_arm(struct nvmf_rdma_queue *rq);
 int  nvmf_rdma_queue_cq_event(struct nvmf_rdma_queue *rq);
 /* The same over nsets sets of queues (each one lane's: sets[s][0..ns[s])), sleeping on all
  * their CQs at once (at most 64 channels). */
