@@ -36,6 +36,8 @@ if [ "${1:-}" = --in-guest ]; then
 	expect INLINE_DATA_SIZE "$INLINE_DATA_SIZE" 0
 	expect TESTBED_BACKING "$TESTBED_BACKING" file
 	expect RDMA_DEV "$(cat "/sys/class/infiniband/$RDMA_DEV/ports/1/state" 2>/dev/null)" "4: ACTIVE"
+	expect RDMA_DEV2 "$RDMA_DEV2 $(cat "/sys/class/infiniband/$RDMA_DEV2/ports/1/state" 2>/dev/null)" "rxe1 4: ACTIVE"
+	expect TARGET_IP2 "$TARGET_IP2 $(cat "/sys/class/net/$TESTBED_NETDEV2/operstate" 2>/dev/null)" "10.99.1.1 unknown"
 	expect 'ns1 LBA' "$(cat "/sys/block/${NVME_DEV#/dev/}/queue/logical_block_size")" 4096
 	expect 'ns2 LBA' "$(cat "/sys/block/${NVME_DEV_512#/dev/}/queue/logical_block_size")" 512
 	expect 'ns2 bytes' "$(blockdev --getsize64 "$NVME_DEV_512")" $((64 << 20))

@@ -58,6 +58,11 @@ SPDK_NQN=nqn.2016-06.io.spdk:cnode1
 SPDK_NQN2=nqn.2016-06.io.spdk:cnode2
 NETDEV=tbnet0
 RDMA_DEV=rxe0
+# A second RDMA device on a netdev and address of its own (no port listens there unless a test
+# makes one): multipath over two devices, and a link-down fault that takes only one path.
+TARGET_IP2=10.99.1.1
+NETDEV2=tbnet1
+RDMA_DEV2=rxe1
 CFG=/sys/kernel/config/nvmet
 NSDIR=/srv/testbed-ns              # tmpfs for --backing file
 
@@ -135,17 +140,21 @@ setup() {
 	mount -t configfs configfs /sys/kernel/config
 	ip link set lo up
 
-	step "Soft-RoCE $RDMA_DEV on dummy netdev $NETDEV ($TARGET_IP)"
+	step "Soft-RoCE $RDMA_DEV on dummy netdev $NETDEV ($TARGET_IP), $RDMA_DEV2 on $NETDEV2 ($TARGET_IP2)"
 	# rxe loops packets for its own address back internally: nothing ever leaves the guest.
 	modprobe dummy numdummies=0
-	ip link add "$NETDEV" type dummy
-	ip addr add "$TARGET_IP/24" dev "$NETDEV"
-	ip link set "$NETDEV" up
 	modprobe rdma_rxe
 	modprobe ib_uverbs
 	modprobe rdma_ucm
-	rdma link add "$RDMA_DEV" type rxe netdev "$NETDEV"
-	wait_for 10 test -e "/sys/class/infiniband/$RDMA_DEV"
+	local nd ip rd
+	for nd in "$NETDEV:$TARGET_IP:$RDMA_DEV" "$NETDEV2:$TARGET_IP2:$RDMA_DEV2"; do
+		IFS=: read -r nd ip rd <<< "$nd"
+		ip link add "$nd" type dummy
+		ip addr add "$ip/24" dev "$nd"
+		ip link set "$nd" up
+		rdma link add "$rd" type rxe netdev "$nd"
+		wait_for 10 test -e "/sys/class/infiniband/$rd"
+	done
 
 	step "backing store ($TB_BACKING)"
 	if [ "$TB_BACKING" = null ]; then
@@ -221,7 +230,8 @@ setup() {
 		printf 'export %s=%q\n' TESTBED 1 TESTBED_OUT "$TESTBED_OUT" TESTBED_BACKING "$TB_BACKING" \
 			TESTBED_REPO "$TESTBED_REPO" TARGET_IP "$TARGET_IP" TARGET_PORT "$TARGET_PORT" \
 			NQN "$NQN" NQN2 "$NQN2" NS_4K 1 NS_512 2 NS_MB "$NS_MB" RDMA_DEV "$RDMA_DEV" \
-			TESTBED_NETDEV "$NETDEV" INLINE_DATA_SIZE "$INLINE_DATA_SIZE"
+			TESTBED_NETDEV "$NETDEV" INLINE_DATA_SIZE "$INLINE_DATA_SIZE" \
+			TARGET_IP2 "$TARGET_IP2" RDMA_DEV2 "$RDMA_DEV2" TESTBED_NETDEV2 "$NETDEV2"
 		if [ "$TB_CONNECT" = 1 ]; then
 			printf 'export %s=%q\n' NVME_DEV "$NVME_DEV" NVME_DEV_512 "$NVME_DEV_512"
 		fi
