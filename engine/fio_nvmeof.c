@@ -77,6 +77,9 @@ void nvmeof_queues_attach(struct nvmeof_data *ld)
 			continue;
 		while (pa->nr_q < NVMF_MAX_IO_QUEUES && (q = nvmf_lane_ioq(pa->lane, pa->nr_q))) {
 			nvmf_queue_set_complete(q, nvmf_io_complete_req, &ld->cpl);
+			if (ld->bufs.path_mr[p])
+				nvmf_queue_set_data_keys(q, ld->bufs.path_mr[p]->lkey,
+							 ld->bufs.path_mr[p]->rkey);
 			ld->qs[ld->nr_q++] = q;
 			pa->nr_q++;
 		}
@@ -432,17 +435,22 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 	}
 }
 
-/* post_init: fio's I/O buffers exist now; the backend registers the whole area once. */
+/* post_init: fio's I/O buffers exist now; the backend registers the whole area once per RDMA
+ * device the paths are on. */
 static int fio_nvmeof_post_init(struct thread_data *td)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
+	struct nvmf_lane *lanes[NVMF_MAX_PATHS];
 	int rc;
 
-	rc = nvmeof_buffers_register(td, &ld->bufs, ld->lane);
+	for (unsigned p = 0; p < ld->nr_paths; p++)
+		lanes[p] = ld->paths[p].lane;
+	rc = nvmeof_buffers_register(td, &ld->bufs, lanes, ld->nr_paths);
 	if (rc) {
 		td_verror(td, -rc, "nvmeof register buffers");
 		return 1;
 	}
+	nvmeof_queues_attach(ld);       /* each queue takes its device's keys */
 	nvmeof_start_line(td, ld);
 	if (FILE_ENG_DATA(td->files[0]) &&
 	    ((struct nvmeof_file *)FILE_ENG_DATA(td->files[0]))->disc_note[0])

@@ -72,7 +72,7 @@ int nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b)
 }
 
 int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
-			    struct nvmf_lane *lane)
+			    struct nvmf_lane *const *lanes, unsigned nr_lanes)
 {
 	struct nvmf_mem_registrar r;
 	int rc;
@@ -88,7 +88,7 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 		b->access |= NVMF_MEM_REMOTE_WRITE;
 	rc = nvmf_mem_attach(b->mem, td->orig_buffer, td->orig_buffer_size);
 	if (!rc) {
-		nvmf_mem_lane_registrar(&b->reg_ctx, lane, b->access, &r);
+		nvmf_mem_lane_registrar(&b->reg_ctx, lanes[0], b->access, &r);
 		rc = nvmf_mem_register(b->mem, &r);
 	}
 	if (rc) {
@@ -96,6 +96,25 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 		return rc;
 	}
 	b->mr = nvmf_mem_mr(b->mem);
+	b->path_mr[0] = b->mr;
+	b->nr_devices = 1;
+	/* A path on a device already registered on (its lane took that lane's protection
+	 * domain) shares that registration; a path on another device gets its own. */
+	for (unsigned i = 1; i < nr_lanes; i++) {
+		for (unsigned j = 0; j < i && !b->path_mr[i]; j++)
+			if (nvmf_lane_pd(lanes[j]) == nvmf_lane_pd(lanes[i]))
+				b->path_mr[i] = b->path_mr[j];
+		if (b->path_mr[i])
+			continue;
+		nvmf_mem_lane_registrar(&b->more_ctx[b->nr_devices - 1], lanes[i], b->access, &r);
+		rc = nvmf_mem_register_more(b->mem, &r, &b->path_mr[i]);
+		if (rc) {
+			nvmeof_err("nvmeof: %s: path %u: %s\n", td->o.name, i + 1,
+				   nvmf_mem_err(b->mem));
+			return rc;
+		}
+		b->nr_devices++;
+	}
 	return 0;
 }
 
@@ -210,5 +229,6 @@ int nvmeof_buffers_close(struct thread_data *td, struct nvmeof_buffers *b)
 		nvmeof_err("nvmeof: %s: releasing buffers: %s\n", td->o.name, err);
 	b->mem = NULL;
 	b->mr = NULL;
+	memset(b->path_mr, 0, sizeof(b->path_mr));
 	return rc;
 }

@@ -85,8 +85,11 @@ struct nvmeof_file {
 struct nvmeof_buffers {
 	struct nvmf_mem      *mem;
 	struct nvmf_mem_lane_ctx reg_ctx;
+	struct nvmf_mem_lane_ctx more_ctx[NVMF_MEM_MAX_MORE]; /* paths on other RDMA devices */
 	int                   access;      /* NVMF_MEM_REMOTE_*: what the target may do */
-	const struct nvmf_mr *mr;          /* the registered wire area */
+	const struct nvmf_mr *mr;          /* the registered wire area (path 1's device) */
+	const struct nvmf_mr *path_mr[NVMF_MAX_PATHS]; /* each path's (its device's) */
+	unsigned              nr_devices;  /* RDMA devices the area is registered on */
 	int                   cuda;        /* device memory: copies and flushes on the I/O path */
 	int                   host_data;   /* fio fills or checks the bytes: copy per I/O */
 	int                   failed_logged;
@@ -94,9 +97,10 @@ struct nvmeof_buffers {
 
 /* init, before connecting: the backend nvmeof_mem= names (CUDA: driver, context, device). */
 int  nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b);
-/* post_init: fio's buffer area exists; give it its wire view and register that on the lane. */
+/* post_init: fio's buffer area exists; give it its wire view and register that on the lanes
+ * (a job's paths): once per RDMA device, the paths on one device sharing its registration. */
 int  nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
-			     struct nvmf_lane *lane);
+			     struct nvmf_lane *const *lanes, unsigned nr_lanes);
 /* queue: point io at the wire bytes of io_u's buffer; writes: the bytes are in place. */
 int  nvmeof_buffers_map(struct thread_data *td, struct nvmeof_buffers *b, struct io_u *io_u,
 			struct nvmf_io *io);

@@ -38,6 +38,9 @@ struct nvmeof_data {
 	struct nvmf_lane   *lane;        /* paths[0].lane: the one path, or the first */
 	struct nvmeof_path  paths[NVMF_MAX_PATHS];
 	unsigned            nr_paths;    /* > 1: multipath */
+	struct ibv_pd      *pds[NVMF_MAX_PATHS]; /* the paths' protection domains, one per RDMA
+					   * device (a lane on a device here shares its one) */
+	unsigned            nr_pds;
 	struct nvmf_mp      mp;          /* the paths' states, policy and failover record */
 	uint32_t            anagrpid;    /* the first file's namespace's ANA group */
 	struct nvmf_mp_event *mp_last_ev[NVMF_MAX_PATHS]; /* each path's latest failover */

@@ -59,9 +59,9 @@ int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
 }
 
 /* Connect every path of the job (traddr's list; one path: just it).  Each path is its own
- * controller with the same host NQN and host ID, as the kernel connects them; the others
- * share path 0's protection domain, so fio's buffers are registered once for all (paths on
- * different RDMA devices are refused: one registration per device is not done yet). */
+ * controller with the same host NQN and host ID, as the kernel connects them.  A path on an
+ * RDMA device an earlier path is on shares that path's protection domain, so fio's buffers
+ * are registered once per device (nvmeof_buffers_register). */
 int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 				const struct nvmeof_file *nf0, struct nvmf_lane_opts *lo)
 {
@@ -77,12 +77,15 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 	for (unsigned p = 0; p < ld->nr_paths; p++) {
 		struct nvmf_lane_opts po = *lo;
 		const struct nvmf_lane_info *pin;
+		struct ibv_pd *pd;
+		unsigned i;
 
 		po.traddr = nf0->paths[p].traddr;
 		po.trsvcid = nf0->paths[p].trsvcid;
 		if (ld->nr_paths > 1)
 			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
-		po.pd = p ? nvmf_lane_pd(ld->lane) : NULL;
+		po.pds = ld->pds;
+		po.nr_pds = ld->nr_pds;
 		snprintf(ld->mp.p[p].name, sizeof(ld->mp.p[p].name), "%s%s%s:%s",
 			 strchr(po.traddr, ':') ? "[" : "", po.traddr,
 			 strchr(po.traddr, ':') ? "]" : "", po.trsvcid);
@@ -96,6 +99,11 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 		}
 		if (!p)
 			ld->lane = ld->paths[0].lane;
+		pd = nvmf_lane_pd(ld->paths[p].lane);
+		for (i = 0; i < ld->nr_pds && ld->pds[i] != pd; i++)
+			;
+		if (i == ld->nr_pds)
+			ld->pds[ld->nr_pds++] = pd;  /* a device no earlier path is on */
 		pin = nvmf_lane_info(ld->paths[p].lane);
 		ld->mp.p[p].connected = 1;
 		ld->mp.p[p].ana = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane, ld->anagrpid, NULL, 0);
@@ -142,8 +150,10 @@ void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
 				      p ? "; " : "", ld->mp.p[p].name, in->cntlid, in->rdma_dev,
 				      in->local_addr, ana ? nvme_ana_state_name(ana) : "not reported");
 	}
-	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s\n", td->o.name,
-		    ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line);
+	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s; buffers registered on "
+		    "%u RDMA device%s\n", td->o.name, ld->nr_paths,
+		    nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line, ld->bufs.nr_devices,
+		    ld->bufs.nr_devices == 1 ? "" : "s");
 }
 
 static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len)
@@ -331,15 +341,18 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 			    mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
 		return 1;
 	}
+	/* (copies: the sources live in ld, as the destination does) */
+	snprintf(lost, sizeof(lost), "%s", ld->mp_last_ev[p] ? ld->mp_last_ev[p]->why : "lost");
+	snprintf(last, sizeof(last), "%s", pa->rc_err);
 	if (now - pa->loss_ms < o->ctrl_loss_tmo) {
+		/* the closing line says so if the job ends before the path is back */
+		snprintf(mpp->why, sizeof(mpp->why), "%.60s; reconnecting, %u attempt(s) failed "
+			 "(last: %.80s)", lost, pa->attempts, last);
 		pa->next_attempt_ms = now + o->reconnect_delay;
 		return 0;
 	}
 	pa->reconnecting = 0;
 	pa->gone = 1;
-	/* (copies: the sources live in ld, as the destination does) */
-	snprintf(lost, sizeof(lost), "%s", ld->mp_last_ev[p] ? ld->mp_last_ev[p]->why : "lost");
-	snprintf(last, sizeof(last), "%s", pa->rc_err);
 	snprintf(mpp->why, sizeof(mpp->why), "%.60s; not back within ctrl_loss_tmo %u ms after "
 		 "%u attempt(s) (last: %.40s)", lost, o->ctrl_loss_tmo, pa->attempts, last);
 	nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name, mpp->name, mpp->why);
@@ -372,8 +385,13 @@ int nvmeof_mp_reconnect(struct thread_data *td, struct nvmeof_data *ld)
 				continue;
 			pa->reconnecting = 0;
 			pa->gone = 1;
-			snprintf(ld->mp.p[p].why, sizeof(ld->mp.p[p].why),
-				 "fio stopped the job while reconnecting");
+			if (pa->attempts && pa->rc_err[0])
+				snprintf(ld->mp.p[p].why, sizeof(ld->mp.p[p].why),
+					 "fio stopped the job while reconnecting; %u attempt(s) "
+					 "failed (last: %.100s)", pa->attempts, pa->rc_err);
+			else
+				snprintf(ld->mp.p[p].why, sizeof(ld->mp.p[p].why),
+					 "fio stopped the job while reconnecting");
 			continue;
 		}
 		if (nvmf_now_ms() < pa->next_attempt_ms)

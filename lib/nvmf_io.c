@@ -91,6 +91,10 @@ nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvm
 	io->status = 0;
 	io->status_opc = 0;
 	io->err = 0;
+	if (q->data_keys) {
+		io->lkey = q->data_lkey;
+		io->rkey = q->data_rkey;
+	}
 	for (i = 0; i < n; i++) {
 		req = nvmf_queue_take(q, io);  /* the caller checked n are free */
 		struct nvme_sqe *c = nvmf_req_sqe(q, req);

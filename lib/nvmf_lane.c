@@ -60,6 +60,7 @@ struct nvmf_lane {
 	struct sockaddr_storage dst, src;
 	int                     have_src;
 	struct ibv_pd          *pd;
+	int                     pd_owned;    /* allocated here, not one of opts.pds */
 	struct nvmf_rdma_queue *aq;
 	struct nvmf_rdma_queue *ioqs[NVMF_MAX_IO_QUEUES];
 	struct nvmf_rdma_cq    *ioq_cq;      /* shared by the I/O queues when there are several */
@@ -1105,7 +1106,7 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 	if (lane->scratch_mr)
 		ibv_dereg_mr(lane->scratch_mr);
 	nvmf_rdma_queue_destroy(lane->aq);
-	if (lane->pd && !lane->opts.pd)
+	if (lane->pd && lane->pd_owned)
 		ibv_dealloc_pd(lane->pd);
 	pthread_mutex_destroy(&lane->ana.lock);
 	free(lane->scratch);
@@ -1123,7 +1124,7 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	uint16_t cntlid = 0;
 	struct nvmf_dev_facts dev;
 	char parent[512];
-	int rc;
+	int rc, fresh_pd;
 
 	memset(&rp, 0, sizeof(rp));
 	rp.src = lane->have_src ? (struct sockaddr *)&lane->src : NULL;
@@ -1135,7 +1136,17 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	rp.use_events = 1;
 	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
 	rp.ack_timeout = opts->ack_timeout;
-	if ((rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err))))
+	rp.pds = opts->pds;
+	rp.nr_pds = opts->nr_pds;
+	fresh_pd = !lane->pd;       /* the first bring-up; a reconnect keeps the lane's */
+	rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err));
+	if (fresh_pd) {
+		lane->pd_owned = lane->pd != NULL;  /* unless the queue took one of opts->pds */
+		for (unsigned i = 0; i < opts->nr_pds; i++)
+			if (lane->pd == opts->pds[i])
+				lane->pd_owned = 0;
+	}
+	if (rc)
 		return rc;
 	if (!lane->scratch && posix_memalign((void **)&lane->scratch, 4096, NVMF_SCRATCH_SIZE))
 		return nvmf_lane_errf(lane, -ENOMEM, "out of memory");
@@ -1293,9 +1304,6 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		lane->have_src = 1;
 	}
 
-	/* Another lane's protection domain (the paths of one job): memory registered once
-	 * serves every path on that device. */
-	lane->pd = opts->pd;
 	if ((rc = nvmf_lane_bring_up(lane)))
 		goto fail;
 	*out = lane;

@@ -49,8 +49,11 @@ struct nvmf_lane_opts {
 				       * fewer granted than io_queues fails the connect */
 	unsigned    kato_ms;          /* Keep Alive Timeout asked for in the admin Connect; 0: none */
 	int         keepalive_off;    /* tests only: never send Keep Alive (to see it lost) */
-	struct ibv_pd *pd;            /* share this protection domain (another lane's, on the
-				       * same RDMA device; it must outlive this lane); NULL: own */
+	/* Protection domains of other lanes (a job's earlier paths; they must outlive this lane):
+	 * the lane takes the one on the RDMA device its address resolves to, so memory
+	 * registered on it serves this lane too, and allocates its own on another device. */
+	struct ibv_pd *const *pds;
+	unsigned      nr_pds;
 };
 
 struct nvmf_lane_info {

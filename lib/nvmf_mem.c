@@ -46,6 +46,11 @@ struct nvmf_mem {
 	struct nvmf_mr             mr;
 	int                        registered;
 	struct nvmf_mem_registrar  reg;
+	struct {                                   /* nvmf_mem_register_more's */
+		struct nvmf_mr            mr;
+		struct nvmf_mem_registrar reg;
+	}                          more[NVMF_MEM_MAX_MORE];
+	unsigned                   nr_more;
 	int                        dmabuf_fd;
 	size_t                     wire_len;       /* registered length (rounded for the GPU) */
 	/* CUDA */
@@ -164,6 +169,11 @@ static int host_flush(struct nvmf_mem *m)
 
 static void nvmf_mem_dereg(struct nvmf_mem *m)
 {
+	while (m->nr_more) {
+		m->nr_more--;
+		m->more[m->nr_more].reg.dereg(m->more[m->nr_more].reg.ctx, &m->more[m->nr_more].mr);
+		memset(&m->more[m->nr_more], 0, sizeof(m->more[0]));
+	}
 	if (m->registered && m->reg.dereg)
 		m->reg.dereg(m->reg.ctx, &m->mr);
 	m->registered = 0;
@@ -646,6 +656,44 @@ int nvmf_mem_register(struct nvmf_mem *m, const struct nvmf_mem_registrar *r)
 		return rc;
 	m->reg = *r;
 	m->registered = 1;
+	return 0;
+}
+
+int nvmf_mem_register_more(struct nvmf_mem *m, const struct nvmf_mem_registrar *r,
+			    const struct nvmf_mr **out)
+{
+	struct nvmf_mr *mr = &m->more[m->nr_more].mr;
+	const struct nvmf_mem_info *in = &m->info;
+	char why[NVMF_MEM_ERR_LEN / 2];
+	void *va;
+	int rc;
+
+	*out = NULL;
+	if (!m->registered)
+		return nvmf_mem_errf(m, -EINVAL, "memory backend: register more before register");
+	if (!r || !r->reg_va || !r->reg_dmabuf || !r->dereg)
+		return nvmf_mem_errf(m, -EINVAL, "memory backend: incomplete registrar");
+	if (m->nr_more == NVMF_MEM_MAX_MORE)
+		return nvmf_mem_errf(m, -ENOSPC, "memory backend: more than %d RDMA devices",
+				     NVMF_MEM_MAX_MORE + 1);
+	why[0] = 0;
+	if (in->path == NVMF_MEM_PATH_DMABUF) {
+		rc = r->reg_dmabuf(r->ctx, m->dmabuf_fd, m->wire_len, in->dev, mr, why, sizeof(why));
+	} else {
+		/* the same area the first registration took */
+		va = in->path == NVMF_MEM_PATH_PEERMEM ? (void *)(uintptr_t)in->dev :
+		     m->opts.kind == NVMF_MEM_CUDA ? m->staging : in->host;
+		rc = r->reg_va(r->ctx, va, m->wire_len, mr, why, sizeof(why));
+	}
+	if (rc) {
+		memset(mr, 0, sizeof(*mr));
+		return nvmf_mem_errf(m, rc, "registering the %zu-byte %s area on another RDMA "
+				     "device (%s): %s", m->wire_len, m->ops->name,
+				     nvmf_mem_path_name(in->path), why[0] ? why : strerror(-rc));
+	}
+	m->more[m->nr_more].reg = *r;
+	*out = mr;
+	m->nr_more++;
 	return 0;
 }
 

@@ -108,6 +108,13 @@ int  nvmf_mem_attach(struct nvmf_mem *m, void *host, size_t len);
 /* Register the wire area.  CUDA GPUDirect tries the paths opts->reg allows in order; when
  * all fail, one line gives each path's reason.  The registrar is kept for the deregistration. */
 int  nvmf_mem_register(struct nvmf_mem *m, const struct nvmf_mem_registrar *r);
+/* The wire area registered once more, with another registrar (another RDMA device: a path of
+ * the job on a second NIC or port), the way nvmf_mem_register succeeded (host area, staging,
+ * the same dma-buf, or the device pointer).  *out is that registration, valid until close,
+ * which deregisters it before the first.  At most NVMF_MEM_MAX_MORE. */
+#define NVMF_MEM_MAX_MORE 7
+int  nvmf_mem_register_more(struct nvmf_mem *m, const struct nvmf_mem_registrar *r,
+			    const struct nvmf_mr **out);
 /* The wire MR (addr is the wire area's start) and the wire address of host offset off. */
 const struct nvmf_mr *nvmf_mem_mr(const struct nvmf_mem *m);
 void *nvmf_mem_wire(const struct nvmf_mem *m, size_t off);

@@ -148,6 +148,8 @@ void nvmf_mp_summary(const struct nvmf_mp *mp, char *buf, size_t len)
 		if (p->losses || p->ana_moves)
 			NVMF_MP_PUT(" (lost %ux, left for ANA/path status %ux)", p->losses,
 				    p->ana_moves);
+		if (!p->connected && p->why[0])
+			NVMF_MP_PUT(" [not connected at the end: %s]", p->why);
 	}
 	for (unsigned i = 0; i < mp->nr_ev; i++) {
 		if (!mp->ev[i].recovered)

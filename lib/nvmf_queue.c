@@ -116,6 +116,13 @@ void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *ar
 	q->complete_arg = arg;
 }
 
+void nvmf_queue_set_data_keys(struct nvmf_queue *q, uint32_t lkey, uint32_t rkey)
+{
+	q->data_keys = 1;
+	q->data_lkey = lkey;
+	q->data_rkey = rkey;
+}
+
 int nvmf_queue_post_recvs(struct nvmf_queue *q)
 {
 	int rc;

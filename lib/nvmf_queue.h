@@ -88,6 +88,12 @@ struct nvmf_queue {
 	unsigned               nr_recv_idx;
 	const struct nvmf_xport_ops *ops;
 	void                  *xctx;
+	/* The keys of the caller's data area as registered on this queue's RDMA device, when it
+	 * has a registration per device (a job's paths on two NICs): I/O staged here takes them
+	 * instead of its own lkey/rkey.  data_keys 0: the I/O's own. */
+	int                    data_keys;
+	uint32_t               data_lkey;
+	uint32_t               data_rkey;
 	nvmf_complete_fn       complete;     /* NULL: requests stay COMPLETE for the caller */
 	void                  *complete_arg;
 	int                    fatal;        /* negative errno once the queue is unusable */
@@ -99,6 +105,7 @@ int  nvmf_queue_init(struct nvmf_queue *q, uint16_t qid, unsigned depth);
 void nvmf_queue_fini(struct nvmf_queue *q);
 void nvmf_queue_attach(struct nvmf_queue *q, const struct nvmf_xport_ops *ops, void *xctx);
 void nvmf_queue_set_complete(struct nvmf_queue *q, nvmf_complete_fn fn, void *arg);
+void nvmf_queue_set_data_keys(struct nvmf_queue *q, uint32_t lkey, uint32_t rkey);
 int  nvmf_queue_post_recvs(struct nvmf_queue *q);
 
 /* Free slots that may be taken now (bounded by max_inflight). */

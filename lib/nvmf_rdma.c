@@ -314,13 +314,17 @@ static const struct nvmf_xport_ops nvmf_rdma_ops = {
 	.poll       = nvmf_rdma_poll,
 };
 
-static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, struct ibv_pd **pd)
+static int nvmf_rdma_setup_verbs(struct nvmf_rdma_queue *rq, const struct nvmf_rdma_params *p,
+				 struct ibv_pd **pd)
 {
 	struct nvmf_queue *q = &rq->q;
 	struct ibv_context *ctx = rq->id->verbs;
 	struct ibv_qp_init_attr qa;
 	int rc;
 
+	for (unsigned i = 0; !*pd && i < p->nr_pds; i++)
+		if (p->pds[i] && p->pds[i]->context == ctx)
+			*pd = p->pds[i];
 	if (!*pd) {
 		*pd = ibv_alloc_pd(ctx);
 		if ((rc = nvmf_rc_ptr(*pd)))
@@ -450,7 +454,7 @@ int nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_
 	}
 	if ((rc = nvmf_cm_expect(rq, RDMA_CM_EVENT_ROUTE_RESOLVED, p->timeout_ms, what, NULL)))
 		goto destroy;
-	if ((rc = nvmf_rdma_setup_verbs(rq, pd)))
+	if ((rc = nvmf_rdma_setup_verbs(rq, p, pd)))
 		goto destroy;
 
 	memset(&dattr, 0, sizeof(dattr));

@@ -41,6 +41,8 @@ struct nvmf_rdma_params {
 	uint8_t                ack_timeout;  /* 0: the RDMA CM's default */
 	int                    use_events;
 	struct nvmf_rdma_cq   *shared_cq;    /* NULL: the queue's own CQ */
+	struct ibv_pd *const  *pds;          /* with *pd NULL: take the one on the resolved */
+	unsigned               nr_pds;       /* device, if any, before allocating */
 };
 
 struct nvmf_rdma_queue {
@@ -71,7 +73,8 @@ struct nvmf_rdma_queue {
 	size_t                     errlen;
 };
 
-/* *pd: NULL to allocate one on the resolved device (returned), or the lane's to share. */
+/* *pd: NULL to take p->pds' one on the resolved device or allocate one (returned), or the
+ * lane's to share. */
 int  nvmf_rdma_queue_create(struct nvmf_rdma_queue **out, const struct nvmf_rdma_params *p,
 			    struct ibv_pd **pd, char *err, size_t errlen);
 void nvmf_rdma_queue_destroy(struct nvmf_rdma_queue *rq);

@@ -120,6 +120,15 @@ static void test_failover_record(void)
 	mp.p[0].losses = 1;
 	nvmf_mp_summary(&mp, line, sizeof(line));
 	CHECK(strstr(line, "numa over 2 paths: 10.0.0.1:4420 3 I/Os (lost 1x") != NULL);
+	CHECK(strstr(line, "not connected at the end") == NULL);
+	/* a path that ends the job still lost says why (the engine keeps why current) */
+	mp.p[0].connected = 0;
+	snprintf(mp.p[0].why, sizeof(mp.p[0].why), "lost: x; reconnecting, 3 attempts failed");
+	nvmf_mp_summary(&mp, line, sizeof(line));
+	CHECK(strstr(line, "10.0.0.1:4420 3 I/Os (lost 1x, left for ANA/path status 0x) [not "
+			   "connected at the end: lost: x; reconnecting, 3 attempts failed], "
+			   "10.0.0.2:4420 2 I/Os;") != NULL);
+	mp.p[0].connected = 1;
 	CHECK(strstr(line, "failovers 1, I/Os moved 7, recovery max 130 ms") != NULL);
 	CHECK(strstr(line, "silence before loss max 500 ms") != NULL);
 	if (!strstr(line, "recovery max 130 ms"))

@@ -43,10 +43,10 @@ done
 # FAULT_AT seconds into a 10 s verified random-write job, run FAULT; RESTORE at RESTORE_AT.
 JOB="--name=mpf --rw=randwrite --bs=4k --size=16m --iodepth=16 --verify=crc32c
 	--verify_backlog=64 --time_based --runtime=10 --ctrl_loss_tmo=30s --reconnect_delay=300ms"
-fault_run() {   # NAME FAULT RESTORE EXTRA [MAX_QUIET_MS]
+fault_run() {   # NAME FAULT RESTORE EXTRA [MAX_QUIET_MS]   (the paths: $FAULT_MP, or $MP)
 	local name=$1 fault=$2 restore=$3 extra=$4 maxq=${5:-0} rc
 	rm -f "$WORK/$name.mp.json"
-	timeout -k 5 120 fio --output-format=json --output="$WORK/$name.json" $MP $JOB $extra \
+	timeout -k 5 120 fio --output-format=json --output="$WORK/$name.json" ${FAULT_MP:-$MP} $JOB $extra \
 		--mp_stats="$WORK/$name.mp.json" >"$WORK/$name.log" 2>&1 &
 	local pid=$!
 	sleep 3; eval "$fault"
@@ -110,6 +110,47 @@ if [ -e "$STANDIN_DIR/libcuda.so.1" ]; then
 else
 	bad mp-gpu "no $STANDIN_DIR/libcuda.so.1 (make builds the stand-in)"
 fi
+
+# ---- paths on two RDMA devices: rxe0 (tbnet0) and rxe1 (tbnet1) ----------------------------
+# Port 3 serves $NQN on the second device's address.  fio's buffers are registered once per
+# device; host_traddr names each path's local address; the second device's link goes down
+# under a running job (the path on it is lost, its I/O moves) and comes back (it reconnects).
+PORT3=$NVMET_CFG/ports/3 P3="$TARGET_IP2:$TARGET_PORT"
+mkdir "$PORT3"
+echo rdma > "$PORT3/addr_trtype"; echo ipv4 > "$PORT3/addr_adrfam"
+echo "$TARGET_IP2" > "$PORT3/addr_traddr"; echo "$TARGET_PORT" > "$PORT3/addr_trsvcid"
+ln -s "$NVMET_CFG/subsystems/$NQN" "$PORT3/subsystems/$NQN"
+sleep 1
+MP2="--ioengine=external:$ENG --traddr=$P3,$P1 --host_traddr=$TARGET_IP2,$TARGET_IP --subnqn=$NQN"
+for mem in host cuda; do
+	[ $mem = host ] || [ -e "$REPO/build/cuda-standin/libcuda.so.1" ] || continue
+	[ $mem = host ] || export LD_LIBRARY_PATH=$REPO/build/cuda-standin
+	run_fio "mp-2dev-$mem" w $MP2 --mp_policy=round-robin --nvmeof_mem=$mem $VERIFY
+	unset LD_LIBRARY_PATH
+	log=$WORK/mp-2dev-$mem.log
+	if grep -q "$P3 cntlid [0-9]* via $RDMA_DEV2 ($TARGET_IP2," "$log" &&
+	   grep -q "$P1 cntlid [0-9]* via $RDMA_DEV ($TARGET_IP," "$log" &&
+	   grep -q "buffers registered on 2 RDMA devices" "$log" &&
+	   grep -q "multipath round-robin over 2 paths: $P3 [1-9][0-9]* I/Os, $P1 [1-9][0-9]* I/Os" "$log"; then
+		ok "two RDMA devices ($mem memory): each path on its own, buffers registered on both, both carried verified I/O"
+	else
+		bad "mp-2dev-$mem" "$(grep -m3 -E 'paths,|multipath|buffers' "$log" | tr '\n' ' ')"
+	fi
+done
+# Soft-RoCE takes no new connection on a device whose link flapped under live queue pairs
+# (a fresh fio process, or the kernel's, times out for good; engine_faults re-creates the rxe
+# device for that reason), so the path's way back is proven by the port and ANA cases above;
+# here: the loss, the I/O moved, no error, verify clean, and the closing line saying the path
+# was still reconnecting (each attempt bounded by connect_timeout) when the job ended.
+FAULT_MP=$MP2 fault_run mp-link-down "ip link set $TESTBED_NETDEV2 down" "ip link set $TESTBED_NETDEV2 up" \
+	"--connect_timeout=1s"
+grep -q "path $P3 lost: " "$WORK/mp-link-down.log" &&
+	ok "link down ($TESTBED_NETDEV2): $(grep -m1 -o "path $P3 lost: [^;]*; [0-9]* I/O(s) moved" "$WORK/mp-link-down.log")" ||
+	bad mp-link-lost "no 'path $P3 lost' line"
+grep -q "multipath numa over 2 paths: $P3 [0-9]* I/Os (lost 1x[^)]*) \[not connected at the end: .*reconnecting[;,] [1-9][0-9]* attempt(s) failed (last: " "$WORK/mp-link-down.log" &&
+	ok "link down: the closing line says why path 1 was not back: $(grep -m1 -o 'reconnecting[;,] [0-9]* attempt(s) failed (last: [^)]*)' "$WORK/mp-link-down.log")" ||
+	bad mp-link-end "$(grep -m1 -o 'multipath numa.*' "$WORK/mp-link-down.log")"
+rm "$PORT3/subsystems/$NQN"; rmdir "$PORT3"
 
 # ---- the same fault against the kernel's native multipath ------------------------------------
 # Port 1 removed 3 s into a verified job and back 3 s later, for the engine (mp_policy numa) and
