@@ -662,8 +662,8 @@ int nvmf_mem_register(struct nvmf_mem *m, const struct nvmf_mem_registrar *r)
 int nvmf_mem_register_more(struct nvmf_mem *m, const struct nvmf_mem_registrar *r,
 			    const struct nvmf_mr **out)
 {
-	struct nvmf_mr *mr = &m->more[m->nr_more].mr;
 	const struct nvmf_mem_info *in = &m->info;
+	struct nvmf_mr *mr;
 	char why[NVMF_MEM_ERR_LEN / 2];
 	void *va;
 	int rc;
@@ -676,6 +676,7 @@ int nvmf_mem_register_more(struct nvmf_mem *m, const struct nvmf_mem_registrar *
 	if (m->nr_more == NVMF_MEM_MAX_MORE)
 		return nvmf_mem_errf(m, -ENOSPC, "memory backend: more than %d RDMA devices",
 				     NVMF_MEM_MAX_MORE + 1);
+	mr = &m->more[m->nr_more].mr;
 	why[0] = 0;
 	if (in->path == NVMF_MEM_PATH_DMABUF) {
 		rc = r->reg_dmabuf(r->ctx, m->dmabuf_fd, m->wire_len, in->dev, mr, why, sizeof(why));

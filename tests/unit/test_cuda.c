@@ -175,9 +175,12 @@ static int check_clean(const char *when)
 	return !bad;
 }
 
+static int dereg_seq;                     /* deregistrations so far, across fakes */
+
 struct fake_reg {
 	int      va_rc, dmabuf_rc;
 	int      va_calls, dmabuf_calls, dereg_calls;
+	int      dereg_at;                 /* dereg_seq at its last deregistration */
 	void    *va_addr;
 	size_t   va_len;
 	int      fd, fd_was_valid;
@@ -235,6 +238,7 @@ static void fake_dereg(void *ctx, struct nvmf_mr *mr)
 	struct fake_reg *f = ctx;
 
 	f->dereg_calls++;
+	f->dereg_at = ++dereg_seq;
 	test_log("dereg");
 	mr->ibv_mr = NULL;
 }
@@ -905,6 +909,93 @@ out:
 	free(host);
 }
 
+/* The area registered once more per extra RDMA device: the same bytes the first registration
+ * took, by the same path; the extra ones go first at close; failures leave nothing behind. */
+static void register_more_case(int kind, int reg, int staged, const char *what)
+{
+	enum { LEN = 128 * 1024 };
+	struct nvmf_mem *m = NULL;
+	struct fake_reg f, g[NVMF_MEM_MAX_MORE + 1];
+	struct nvmf_mem_registrar r = fake(&f), rg[NVMF_MEM_MAX_MORE + 1];
+	const struct nvmf_mr *mr = (const void *)1;
+	char err[NVMF_MEM_ERR_LEN], *host = xmalloc(LEN);
+	const struct nvmf_mem_info *in;
+
+	for (unsigned i = 0; i <= NVMF_MEM_MAX_MORE; i++)
+		rg[i] = fake(&g[i]);
+	CHECK_EQ(open_mem(&m, kind, 0, reg, staged, err, sizeof(err)), 0);
+	if (!m) {
+		free(host);
+		return;
+	}
+	CHECK_EQ(nvmf_mem_attach(m, host, LEN), 0);
+	CHECK_EQ(nvmf_mem_register_more(m, &rg[0], &mr), -EINVAL);   /* before register */
+	CHECK(mr == NULL);
+	CHECK(one_line(nvmf_mem_err(m)));
+	CHECK_EQ(nvmf_mem_register(m, &r), 0);
+	in = nvmf_mem_info(m);
+	/* a failing device: one line naming the path, nothing kept */
+	g[0].va_rc = g[0].dmabuf_rc = -ENOMEM;
+	CHECK_EQ(nvmf_mem_register_more(m, &rg[0], &mr), -ENOMEM);
+	CHECK(mr == NULL);
+	CHECK(one_line(nvmf_mem_err(m)));
+	CHECK(strstr(nvmf_mem_err(m), "on another RDMA device") != NULL);
+	CHECK(strstr(nvmf_mem_err(m), nvmf_mem_path_name(in->path)) != NULL);
+	g[0].va_rc = g[0].dmabuf_rc = 0;
+	for (unsigned i = 0; i < NVMF_MEM_MAX_MORE; i++) {
+		CHECK_EQ(nvmf_mem_register_more(m, &rg[i], &mr), 0);
+		CHECK(mr != NULL && mr != nvmf_mem_mr(m));
+	}
+	CHECK_EQ(nvmf_mem_register_more(m, &rg[NVMF_MEM_MAX_MORE], &mr), -ENOSPC);
+	/* the same registration path, the same bytes */
+	if (in->path == NVMF_MEM_PATH_DMABUF) {
+		CHECK_EQ(g[1].dmabuf_calls, 1);
+		CHECK_EQ(g[1].va_calls, 0);
+		CHECK_EQ(g[1].fd, f.fd);               /* the one export, still open */
+		CHECK(g[1].fd_was_valid);
+		CHECK_EQ(g[1].dlen, f.dlen);
+		CHECK_EQ(g[1].iova, f.iova);
+	} else {
+		CHECK_EQ(g[1].va_calls, 1);
+		CHECK_EQ(g[1].dmabuf_calls, 0);
+		CHECK(g[1].va_addr == f.va_addr);      /* host area, staging or device pointer */
+		CHECK_EQ(g[1].va_len, f.va_len);
+		if (kind == NVMF_MEM_HOST)
+			CHECK(g[1].va_addr == host);
+		else if (in->path == NVMF_MEM_PATH_PEERMEM)
+			CHECK(g[1].va_addr == (void *)(uintptr_t)in->dev);
+		else
+			CHECK(g[1].va_addr != host && g[1].va_addr != (void *)(uintptr_t)in->dev);
+	}
+	printf("register more (%s): path %s, %d extra devices\n", what,
+	       nvmf_mem_path_name(in->path), NVMF_MEM_MAX_MORE);
+	dereg_seq = 0;
+	CHECK_EQ(nvmf_mem_close(m, err, sizeof(err)), 0);
+	CHECK_EQ(f.dereg_calls, 1);
+	CHECK_EQ(f.dereg_at, NVMF_MEM_MAX_MORE + 1);   /* the first registration last */
+	for (unsigned i = 0; i < NVMF_MEM_MAX_MORE; i++) {
+		CHECK_EQ(g[i].dereg_calls, 1);
+		CHECK(g[i].dereg_at <= NVMF_MEM_MAX_MORE);
+	}
+	CHECK_EQ(g[NVMF_MEM_MAX_MORE].dereg_calls, 0);
+	if (kind == NVMF_MEM_CUDA)
+		check_clean(what);
+	free(host);
+}
+
+static void test_register_more(void)
+{
+	register_more_case(NVMF_MEM_HOST, 0, 0, "host memory");
+	if (real)
+		return;
+	register_more_case(NVMF_MEM_CUDA, NVMF_MEM_REG_PEERMEM, 0, "GPUDirect, peermem");
+	register_more_case(NVMF_MEM_CUDA, NVMF_MEM_REG_AUTO, 1, "staged");
+	if (access("/dev/udmabuf", R_OK | W_OK) == 0)
+		register_more_case(NVMF_MEM_CUDA, NVMF_MEM_REG_DMABUF, 0, "GPUDirect, dma-buf");
+	else
+		printf("register more, dma-buf: not run (no /dev/udmabuf for the stand-in's export)\n");
+}
+
 /* ---- threads: every lane's context current in its own thread ---- */
 
 static pthread_barrier_t bar;
@@ -1412,6 +1503,7 @@ int main(int argc, char **argv)
 	test_gpudirect_basic();
 	test_staged();
 	test_registration_paths();
+	test_register_more();
 	test_threads(1);
 	test_devices();
 	test_fork();
