@@ -119,8 +119,9 @@ static int disc_one(const struct nvmf_disc_source *src, const struct nvmf_lane_o
 					    e, why, sizeof(why));
 		if (rc) {
 			free(log);
+			/* 1-based, as "of NUMREC" reads and as nvmf_disc_paths numbers them */
 			return nvmf_errf(err, errlen, rc, "%s: entry %llu of %llu: %s", where,
-					 (unsigned long long)i, (unsigned long long)numrec, why);
+					 (unsigned long long)i + 1, (unsigned long long)numrec, why);
 		}
 		e->from_referral = from_referral;
 		(*nr)++;
