@@ -9,9 +9,41 @@
 
 #include "nvmf_err.h"
 
+/* nvmf_discover's source: a lane per discovery controller. */
+static int lane_open(void *ctx, const struct nvmf_lane_opts *o, void **conn, char *why,
+		     size_t whylen)
+{
+	struct nvmf_lane *lane = NULL;
+	int rc = nvmf_lane_connect(&lane, o, why, whylen);
+
+	(void)ctx;
+	*conn = rc ? NULL : lane;
+	return rc;
+}
+
+static int lane_get_log(void *conn, uint64_t offset, void *buf, size_t len)
+{
+	return nvmf_lane_get_log(conn, NVME_LOG_DISCOVERY, 0, 0, offset, buf, len);
+}
+
+static const char *lane_err(void *conn)
+{
+	return nvmf_lane_err(conn);
+}
+
+static void lane_close(void *conn)
+{
+	nvmf_lane_destroy(conn);
+}
+
+static const struct nvmf_disc_source disc_lanes = {
+	.open = lane_open, .get_log = lane_get_log, .err = lane_err, .close = lane_close,
+};
+
 /* One consistent log: header, entries, header again, until GENCTR held still. */
-static int disc_read_log(struct nvmf_lane *lane, const char *where, uint8_t **log,
-			 uint64_t *numrec, uint64_t *genctr, char *err, size_t errlen)
+static int disc_read_log(const struct nvmf_disc_source *src, void *conn, const char *where,
+			 uint8_t **log, uint64_t *numrec, uint64_t *genctr, char *err,
+			 size_t errlen)
 {
 	uint8_t hdr[NVMF_DISC_LOG_HDR_SIZE];
 	char why[160];
@@ -24,8 +56,8 @@ static int disc_read_log(struct nvmf_lane *lane, const char *where, uint8_t **lo
 
 		free(*log);
 		*log = NULL;
-		if ((rc = nvmf_lane_get_log(lane, NVME_LOG_DISCOVERY, 0, 0, 0, hdr, sizeof(hdr))))
-			return nvmf_errf(err, errlen, rc, "%s: %s", where, nvmf_lane_err(lane));
+		if ((rc = src->get_log(conn, 0, hdr, sizeof(hdr))))
+			return nvmf_errf(err, errlen, rc, "%s: %s", where, src->err(conn));
 		if ((rc = nvmf_disc_log_parse_hdr(hdr, sizeof(hdr), genctr, numrec, why, sizeof(why))))
 			return nvmf_errf(err, errlen, rc, "%s: %s", where, why);
 		bytes = NVMF_DISC_LOG_HDR_SIZE + (size_t)*numrec * NVMF_DISC_ENTRY_SIZE;
@@ -35,11 +67,10 @@ static int disc_read_log(struct nvmf_lane *lane, const char *where, uint8_t **lo
 					 "discovery log", where, bytes);
 		memcpy(*log, hdr, sizeof(hdr));
 		if (*numrec &&
-		    (rc = nvmf_lane_get_log(lane, NVME_LOG_DISCOVERY, 0, 0, NVMF_DISC_LOG_HDR_SIZE,
-					    *log + NVMF_DISC_LOG_HDR_SIZE,
-					    bytes - NVMF_DISC_LOG_HDR_SIZE)))
+		    (rc = src->get_log(conn, NVMF_DISC_LOG_HDR_SIZE, *log + NVMF_DISC_LOG_HDR_SIZE,
+				       bytes - NVMF_DISC_LOG_HDR_SIZE)))
 			goto fail_lane;
-		if ((rc = nvmf_lane_get_log(lane, NVME_LOG_DISCOVERY, 0, 0, 0, hdr, sizeof(hdr))))
+		if ((rc = src->get_log(conn, 0, hdr, sizeof(hdr))))
 			goto fail_lane;
 		/* a header that no longer parses changed too: read once more */
 		if (!nvmf_disc_log_parse_hdr(hdr, sizeof(hdr), &gen2, &num2, NULL, 0) &&
@@ -53,15 +84,15 @@ static int disc_read_log(struct nvmf_lane *lane, const char *where, uint8_t **lo
 fail_lane:
 	free(*log);
 	*log = NULL;
-	return nvmf_errf(err, errlen, rc, "%s: %s", where, nvmf_lane_err(lane));
+	return nvmf_errf(err, errlen, rc, "%s: %s", where, src->err(conn));
 }
 
 /* Connect to the discovery controller at o, read its log, decode it onto *list (grown). */
-static int disc_one(const struct nvmf_lane_opts *o, unsigned from_referral,
-		    struct nvmf_disc_entry **list, unsigned *nr, uint64_t *genctr, char *err,
-		    size_t errlen)
+static int disc_one(const struct nvmf_disc_source *src, const struct nvmf_lane_opts *o,
+		    unsigned from_referral, struct nvmf_disc_entry **list, unsigned *nr,
+		    uint64_t *genctr, char *err, size_t errlen)
 {
-	struct nvmf_lane *lane = NULL;
+	void *conn = NULL;
 	struct nvmf_disc_entry *grown;
 	char where[320], why[160];
 	uint64_t numrec = 0;
@@ -69,10 +100,10 @@ static int disc_one(const struct nvmf_lane_opts *o, unsigned from_referral,
 	int rc;
 
 	snprintf(where, sizeof(where), "discovery at %s:%s", o->traddr, o->trsvcid);
-	if ((rc = nvmf_lane_connect(&lane, o, why, sizeof(why))))
+	if ((rc = src->open(src->ctx, o, &conn, why, sizeof(why))))
 		return nvmf_errf(err, errlen, rc, "%s: %s", where, why);
-	rc = disc_read_log(lane, where, &log, &numrec, genctr, err, errlen);
-	nvmf_lane_destroy(lane);
+	rc = disc_read_log(src, conn, where, &log, &numrec, genctr, err, errlen);
+	src->close(conn);
 	if (rc)
 		return rc;
 	grown = realloc(*list, ((size_t)*nr + numrec + 1) * sizeof(**list));
@@ -88,8 +119,9 @@ static int disc_one(const struct nvmf_lane_opts *o, unsigned from_referral,
 					    e, why, sizeof(why));
 		if (rc) {
 			free(log);
+			/* 1-based, as "of NUMREC" reads and as nvmf_disc_paths numbers them */
 			return nvmf_errf(err, errlen, rc, "%s: entry %llu of %llu: %s", where,
-					 (unsigned long long)i, (unsigned long long)numrec, why);
+					 (unsigned long long)i + 1, (unsigned long long)numrec, why);
 		}
 		e->from_referral = from_referral;
 		(*nr)++;
@@ -100,6 +132,13 @@ static int disc_one(const struct nvmf_lane_opts *o, unsigned from_referral,
 
 int nvmf_discover(const struct nvmf_lane_opts *base, struct nvmf_disc_entry **entries,
 		  unsigned *nr, uint64_t *genctr, char *err, size_t errlen)
+{
+	return nvmf_discover_via(&disc_lanes, base, entries, nr, genctr, err, errlen);
+}
+
+int nvmf_discover_via(const struct nvmf_disc_source *src, const struct nvmf_lane_opts *base,
+		      struct nvmf_disc_entry **entries, unsigned *nr, uint64_t *genctr, char *err,
+		      size_t errlen)
 {
 	struct nvmf_lane_opts o = *base;
 	struct nvmf_disc_entry *list = NULL;
@@ -121,7 +160,7 @@ int nvmf_discover(const struct nvmf_lane_opts *base, struct nvmf_disc_entry **en
 		o.trsvcid = NVMF_DISCOVERY_PORT;
 	if (!o.traddr || !*o.traddr)
 		return nvmf_errf(err, errlen, -EINVAL, "discovery: traddr is required");
-	if ((rc = disc_one(&o, 0, &list, &n, genctr, err, errlen)))
+	if ((rc = disc_one(src, &o, 0, &list, &n, genctr, err, errlen)))
 		goto fail;
 	/* Referrals of the first log only: a referral's referrals are listed, not followed, so
 	 * two services that refer to each other cost one read each. */
@@ -139,7 +178,7 @@ int nvmf_discover(const struct nvmf_lane_opts *base, struct nvmf_disc_entry **en
 		r.trsvcid = trsvcid[0] ? trsvcid : NVMF_DISCOVERY_PORT;
 		r.adrfam = list[i].adrfam == NVMF_ADRFAM_IPV6 ? AF_INET6 :
 			   list[i].adrfam == NVMF_ADRFAM_IPV4 ? AF_INET : AF_UNSPEC;
-		if ((rc = disc_one(&r, i + 1, &list, &n, &gen, err, errlen)))
+		if ((rc = disc_one(src, &r, i + 1, &list, &n, &gen, err, errlen)))
 			goto fail;
 	}
 	*entries = list;

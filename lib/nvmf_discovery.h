@@ -26,6 +26,28 @@
 int nvmf_discover(const struct nvmf_lane_opts *base, struct nvmf_disc_entry **entries,
 		  unsigned *nr, uint64_t *genctr, char *err, size_t errlen);
 
+/* Where nvmf_discover_via reads discovery logs.  nvmf_discover's is a lane per discovery
+ * controller (nvmf_lane_connect, nvmf_lane_get_log, nvmf_lane_err, nvmf_lane_destroy); the unit
+ * tests play discovery controllers through their own, with no fabric. */
+struct nvmf_disc_source {
+	void *ctx;
+	/* connect to the discovery controller o names: 0 with *conn set, or a negative errno with
+	 * one line in why */
+	int (*open)(void *ctx, const struct nvmf_lane_opts *o, void **conn, char *why,
+		    size_t whylen);
+	/* len bytes of the discovery log from byte offset into buf, bytes the controller did not
+	 * send left zero (as nvmf_lane_get_log leaves them): 0, or a negative errno with the
+	 * reason in err(conn) */
+	int (*get_log)(void *conn, uint64_t offset, void *buf, size_t len);
+	const char *(*err)(void *conn);
+	void (*close)(void *conn);
+};
+
+/* nvmf_discover, its logs read through src. */
+int nvmf_discover_via(const struct nvmf_disc_source *src, const struct nvmf_lane_opts *base,
+		      struct nvmf_disc_entry **entries, unsigned *nr, uint64_t *genctr, char *err,
+		      size_t errlen);
+
 /* The paths to one subsystem in a discovery log: every RDMA entry of an NVM subsystem (subtype
  * 2) whose SUBNQN is subnqn, in log order, duplicates dropped.  subnqn NULL or "": the log must
  * list exactly one NVM subsystem (over any transport), which is taken (its NQN in

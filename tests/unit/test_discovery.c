@@ -1,9 +1,18 @@
-/* test_discovery.c - the paths a discovery log gives for one subsystem (nvmf_disc_paths):
- * RDMA entries only, duplicates once, the one subsystem taken when none is named, several
- * refused naming them. */
+/* test_discovery.c - the discovery service.
+ *
+ * nvmf_discover_via against scripted discovery controllers (no fabric): the log read whole
+ * while its GENCTR holds still, re-read when it moves (between header and entries, or between
+ * two Get Log Page commands inside an entry), given up after NVMF_DISCOVERY_TRIES reads, a
+ * short log refused, a referral back to the same controller followed once.  The logs are raw
+ * bytes at the offsets of NVMe-oF 1.1 5.3.
+ *
+ * nvmf_disc_paths: RDMA entries only, duplicates once, the one subsystem taken when none is
+ * named, several refused naming them. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "nvmf_discovery.h"
 
@@ -23,7 +32,477 @@ static struct nvmf_disc_entry ent(uint8_t trtype, uint8_t subtype, const char *n
 	return e;
 }
 
-int main(void)
+/* ---- scripted discovery controllers behind struct nvmf_disc_source ---- */
+
+#define DC_MAX_GENS 6
+#define DC_MAX_CMDS 64
+#define DC_LOG_MAX  (1024 * 6)
+
+struct dc_call {
+	uint64_t offset;
+	size_t   len;
+};
+
+struct dc {
+	const char *traddr, *trsvcid;          /* where it listens */
+	uint8_t     log[DC_MAX_GENS][DC_LOG_MAX]; /* its log in each generation, raw bytes */
+	size_t      sent[DC_MAX_GENS];         /* bytes of it a read returns; zeros past them */
+	/* The generation current at each Get Log Page command (the last one after the table).  A
+	 * read goes out in commands of `page` bytes (0: one command), as the lane pages by its
+	 * buffer and MDTS, so the log can move on between two commands of one read. */
+	unsigned    gen_at[DC_MAX_CMDS];
+	unsigned    ngen_at;
+	size_t      page;
+	unsigned    cmds, opens, closes;
+	struct dc_call calls[DC_MAX_CMDS];     /* nvmf_disc_source reads, in order */
+	unsigned    ncalls;
+	struct nvmf_lane_opts seen;            /* the last open's options */
+	char        seen_traddr[64], seen_trsvcid[40];
+};
+
+static struct dc *fabric[4];
+static unsigned nfabric;
+static unsigned dc_overflow; /* the script was too small: a test bug */
+
+static void put16(uint8_t *b, size_t off, uint16_t v) { b[off] = (uint8_t)v; b[off + 1] = (uint8_t)(v >> 8); }
+static void put64(uint8_t *b, size_t off, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		b[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One 1024-byte entry at e: TRTYPE 0, ADRFAM 1, SUBTYPE 2, TRSVCID 32, SUBNQN 256, TRADDR 512. */
+static void raw_entry(uint8_t *e, uint8_t subtype, const char *nqn, const char *addr,
+		      const char *port)
+{
+	memset(e, 0, 1024);
+	e[0] = NVMF_TRTYPE_RDMA;
+	e[1] = NVMF_ADRFAM_IPV4;
+	e[2] = subtype;
+	put16(e, 6, 0xffff);               /* CNTLID: dynamic */
+	memcpy(e + 32, port, strlen(port));
+	memcpy(e + 256, nqn, strlen(nqn));
+	memcpy(e + 512, addr, strlen(addr));
+}
+
+struct raw_ent {
+	uint8_t subtype;
+	const char *nqn, *addr, *port;
+};
+
+/* Generation g of d's log: GENCTR, NUMREC, RECFMT 0 at 0/8/16, then `have` of the entries (a
+ * log with have < numrec is short). */
+static void dc_log(struct dc *d, unsigned g, uint64_t genctr, uint64_t numrec,
+		   const struct raw_ent *e, unsigned have)
+{
+	uint8_t *b = d->log[g];
+
+	memset(b, 0, DC_LOG_MAX);
+	put64(b, 0, genctr);
+	put64(b, 8, numrec);
+	put16(b, 16, 0);
+	for (unsigned i = 0; i < have; i++)
+		raw_entry(b + 1024 + 1024 * i, e[i].subtype, e[i].nqn, e[i].addr, e[i].port);
+	d->sent[g] = 1024 + 1024 * (size_t)have;
+}
+
+static void dc_reset(struct dc *d, const char *traddr, const char *trsvcid)
+{
+	memset(d, 0, sizeof(*d));
+	d->traddr = traddr;
+	d->trsvcid = trsvcid;
+}
+
+static unsigned dc_gen(const struct dc *d, unsigned cmd)
+{
+	if (!d->ngen_at)
+		return 0;
+	return d->gen_at[cmd < d->ngen_at ? cmd : d->ngen_at - 1];
+}
+
+static int dc_open(void *ctx, const struct nvmf_lane_opts *o, void **conn, char *why,
+		   size_t whylen)
+{
+	(void)ctx;
+	for (unsigned i = 0; i < nfabric; i++) {
+		struct dc *d = fabric[i];
+
+		if (strcmp(d->traddr, o->traddr) || strcmp(d->trsvcid, o->trsvcid))
+			continue;
+		d->opens++;
+		d->seen = *o;
+		snprintf(d->seen_traddr, sizeof(d->seen_traddr), "%s", o->traddr);
+		snprintf(d->seen_trsvcid, sizeof(d->seen_trsvcid), "%s", o->trsvcid);
+		*conn = d;
+		return 0;
+	}
+	snprintf(why, whylen, "connection refused");
+	return -ECONNREFUSED;
+}
+
+static int dc_get_log(void *conn, uint64_t offset, void *buf, size_t len)
+{
+	struct dc *d = conn;
+	uint8_t *out = buf;
+	size_t page = d->page ? d->page : len;
+
+	if (d->ncalls < DC_MAX_CMDS)
+		d->calls[d->ncalls++] = (struct dc_call){ offset, len };
+	else
+		dc_overflow++;
+	for (size_t done = 0; done < len; done += page) {
+		unsigned g = dc_gen(d, d->cmds++);
+
+		for (size_t i = done; i < len && i < done + page; i++) {
+			uint64_t at = offset + i;
+
+			out[i] = at < d->sent[g] ? d->log[g][at] : 0;
+		}
+	}
+	return 0;
+}
+
+static const char *dc_err(void *conn)
+{
+	(void)conn;
+	return "no error";
+}
+
+static void dc_close(void *conn)
+{
+	((struct dc *)conn)->closes++;
+}
+
+static const struct nvmf_disc_source dc_source = {
+	.open = dc_open, .get_log = dc_get_log, .err = dc_err, .close = dc_close,
+};
+
+static struct dc dc1;
+
+static int discover(const char *traddr, struct nvmf_disc_entry **e, unsigned *nr,
+		    uint64_t *gen, char *err, size_t errlen)
+{
+	struct nvmf_lane_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.traddr = traddr;
+	o.subnqn = "nqn.not-used";
+	o.kato_ms = 5000;
+	o.io_queues = 4;
+	return nvmf_discover_via(&dc_source, &o, e, nr, gen, err, errlen);
+}
+
+/* A log read in one go: header, entries, header (offsets 0, 1024, 0), over an admin-only
+ * connection to the discovery NQN at port 8009. */
+static void test_discover_stable(void)
+{
+	static const struct raw_ent e[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4421" },
+	};
+	struct nvmf_disc_entry *got;
+	unsigned nr;
+	uint64_t gen;
+	char err[256];
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	dc_log(&dc1, 0, 5, 2, e, 2);
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(nr, 2);
+	CHECK_EQ(gen, 5);
+	CHECK_EQ(dc1.opens, 1);
+	CHECK_EQ(dc1.closes, 1);
+	CHECK_STR(dc1.seen.subnqn, NVMF_DISCOVERY_NQN);
+	CHECK_STR(dc1.seen_trsvcid, "8009");
+	CHECK_EQ(dc1.seen.no_io_queue, 1);
+	CHECK_EQ(dc1.seen.kato_ms, 0);
+	CHECK_EQ(dc1.seen.io_queues, 0);
+	CHECK_EQ(dc1.ncalls, 3);
+	CHECK_EQ(dc1.calls[0].offset, 0);
+	CHECK_EQ(dc1.calls[0].len, 1024);
+	CHECK_EQ(dc1.calls[1].offset, 1024);
+	CHECK_EQ(dc1.calls[1].len, 2048);
+	CHECK_EQ(dc1.calls[2].offset, 0);
+	CHECK_EQ(dc1.calls[2].len, 1024);
+	if (rc == 0 && nr == 2) {
+		CHECK_STR(got[1].subnqn, "nqn.a");
+		CHECK_STR(got[1].traddr, "10.0.0.2");
+		CHECK_STR(got[1].trsvcid, "4421");
+		CHECK_EQ(got[1].from_referral, 0);
+	}
+	free(got);
+}
+
+/* The log moves on (GENCTR 7 -> 8, one more entry) after its header was read: the entries read
+ * is the new log's first two of three, and the header read after them says so.  The whole log
+ * is read again and the new one returned, not two of its entries under the old GENCTR. */
+static void test_discover_changes_after_header(void)
+{
+	static const struct raw_ent old[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.old", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.old", "10.0.0.2", "4420" },
+	};
+	static const struct raw_ent new[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.2", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.3", "4420" },
+	};
+	struct nvmf_disc_entry *got;
+	unsigned nr;
+	uint64_t gen;
+	char err[256];
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	dc_log(&dc1, 0, 7, 2, old, 2);
+	dc_log(&dc1, 1, 8, 3, new, 3);
+	dc1.gen_at[0] = 0;                 /* header: GENCTR 7, NUMREC 2 */
+	dc1.gen_at[1] = 1;                 /* from the entries on: GENCTR 8 */
+	dc1.ngen_at = 2;
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(gen, 8);
+	CHECK_EQ(nr, 3);
+	CHECK_EQ(dc1.ncalls, 6);           /* two whole reads */
+	CHECK_EQ(dc1.calls[1].len, 2048);
+	CHECK_EQ(dc1.calls[4].offset, 1024);
+	CHECK_EQ(dc1.calls[4].len, 3072);  /* the second, by the new NUMREC */
+	for (unsigned i = 0; rc == 0 && i < nr; i++)
+		CHECK_STR(got[i].subnqn, "nqn.new");
+	if (rc == 0 && nr == 3)
+		CHECK_STR(got[2].traddr, "10.0.0.3");
+	free(got);
+}
+
+/* Commands of 1536 bytes put a boundary 512 bytes into entry 1, between its SUBNQN and its
+ * TRADDR, and the log moves on there (entry 1 goes from nqn.a at 10.0.0.2 to nqn.b at
+ * 10.0.0.3): the buffer then holds nqn.a at 10.0.0.3, a path no generation listed.  That read
+ * is dropped and the new log returned whole. */
+static void test_discover_changes_inside_entry(void)
+{
+	static const struct raw_ent g0[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4420" },
+	};
+	static const struct raw_ent g1[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.b", "10.0.0.3", "4420" },
+	};
+	struct nvmf_disc_entry *got;
+	struct nvmf_addr p[4];
+	char nqn[257], err[256];
+	unsigned nr, n, other;
+	uint64_t gen;
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	dc_log(&dc1, 0, 1, 2, g0, 2);
+	dc_log(&dc1, 1, 2, 2, g1, 2);
+	dc1.page = 1536;
+	/* commands: header, entries [1024, 2560), entries [2560, 3072), header ... */
+	dc1.gen_at[0] = 0;
+	dc1.gen_at[1] = 0;
+	dc1.gen_at[2] = 1;
+	dc1.ngen_at = 3;
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(gen, 2);
+	CHECK_EQ(nr, 2);
+	CHECK_EQ(dc1.ncalls, 6);
+	if (rc == 0 && nr == 2) {
+		CHECK_STR(got[1].subnqn, "nqn.b");
+		CHECK_STR(got[1].traddr, "10.0.0.3");
+	}
+	/* and so nqn.a has one path, not one at 10.0.0.3 */
+	if (rc == 0) {
+		rc = nvmf_disc_paths(got, nr, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err,
+				     sizeof(err));
+		CHECK_EQ(rc, 0);
+		CHECK_EQ(n, 1);
+		CHECK_STR(p[0].traddr, "10.0.0.1");
+	}
+	free(got);
+}
+
+/* Try t reads header (command 3t), entries (3t + 1), header (3t + 2); the log moving on at
+ * each 3t + 2 changes every try.  settle_last: it stops moving for the last try allowed. */
+static void script_moving(struct dc *d, int settle_last)
+{
+	static const char *addr[] = { "10.0.1.1", "10.0.1.2", "10.0.1.3", "10.0.1.4",
+				      "10.0.1.5", "10.0.1.6" };
+	unsigned cmds = 3 * NVMF_DISCOVERY_TRIES;
+
+	for (unsigned g = 0; g <= NVMF_DISCOVERY_TRIES; g++) {
+		struct raw_ent e = { NVMF_SUBTYPE_NVME, "nqn.a", addr[g], "4420" };
+
+		dc_log(d, g, 100 + g, 1, &e, 1);
+	}
+	for (unsigned k = 0; k < cmds; k++)
+		d->gen_at[k] = (k + 1) / 3;
+	if (settle_last)
+		d->gen_at[cmds - 1] = d->gen_at[cmds - 2];
+	/* past the table the log holds still: a reader with no bound would get it on its next
+	 * try and return 0, so the test fails instead of hanging */
+	d->ngen_at = cmds;
+}
+
+_Static_assert(NVMF_DISCOVERY_TRIES + 1 <= DC_MAX_GENS && 3 * NVMF_DISCOVERY_TRIES <= DC_MAX_CMDS,
+	       "the script has room for every try");
+
+static void test_discover_never_settles(void)
+{
+	struct nvmf_disc_entry *got = (void *)1;
+	unsigned nr = 9;
+	uint64_t gen = 9;
+	char err[256];
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	script_moving(&dc1, 0);
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, -EAGAIN);
+	CHECK_EQ(dc1.ncalls, 3 * NVMF_DISCOVERY_TRIES);
+	CHECK_EQ(dc1.opens, 1);
+	CHECK_EQ(dc1.closes, 1);
+	CHECK(got == NULL);
+	CHECK_EQ(nr, 0);
+	CHECK_EQ(gen, 0);
+	CHECK_STR(err, "discovery at 10.0.0.1:8009: the discovery log changed (GENCTR) during "
+		  "each of 4 reads");
+}
+
+/* It holds still for the last try allowed: that log (the fourth generation) is returned. */
+static void test_discover_settles_on_last_try(void)
+{
+	struct nvmf_disc_entry *got;
+	unsigned nr;
+	uint64_t gen;
+	char err[256];
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	script_moving(&dc1, 1);
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(dc1.ncalls, 3 * NVMF_DISCOVERY_TRIES);
+	CHECK_EQ(gen, 100 + NVMF_DISCOVERY_TRIES - 1);
+	CHECK_EQ(nr, 1);
+	if (rc == 0 && nr == 1)
+		CHECK_STR(got[0].traddr, "10.0.1.4");
+	free(got);
+}
+
+/* A header re-read that no longer parses (NUMREC past what this host reads) is a change: the
+ * next read's header is refused, named. */
+static void test_discover_header_turns_bad(void)
+{
+	static const struct raw_ent e[] = { { NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" } };
+	struct nvmf_disc_entry *got;
+	unsigned nr;
+	uint64_t gen;
+	char err[256];
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	dc_log(&dc1, 0, 1, 1, e, 1);
+	dc_log(&dc1, 1, 2, 5000, e, 1);
+	dc1.gen_at[0] = 0;
+	dc1.gen_at[1] = 0;
+	dc1.gen_at[2] = 1;
+	dc1.ngen_at = 3;
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, -EOVERFLOW);
+	CHECK_EQ(dc1.ncalls, 4);
+	CHECK(got == NULL);
+	CHECK_STR(err, "discovery at 10.0.0.1:8009: discovery log NUMREC 5000 (more than the "
+		  "4096 records this host reads)");
+}
+
+/* NUMREC 3 with two entries' bytes sent: the third is the zeros a short transfer leaves, and
+ * is refused by its (1-based) number rather than returned as an entry. */
+static void test_discover_short_log(void)
+{
+	static const struct raw_ent e[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4420" },
+	};
+	struct nvmf_disc_entry *got;
+	unsigned nr;
+	uint64_t gen;
+	char err[256];
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	dc_log(&dc1, 0, 3, 3, e, 2);
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, -EINVAL);
+	CHECK_EQ(dc1.ncalls, 3);
+	CHECK_EQ(dc1.calls[1].len, 3072);
+	CHECK(got == NULL);
+	CHECK_EQ(nr, 0);
+	CHECK_STR(err, "discovery at 10.0.0.1:8009: entry 3 of 3: discovery log entry: SUBTYPE 0 "
+		  "(not 1 referral, 2 NVMe subsystem or 3 current discovery subsystem)");
+}
+
+/* A referral back to the controller itself is read once more (the referral's own referrals
+ * are listed, not followed): two connections, not a loop. */
+static void test_discover_referral_to_self(void)
+{
+	static const struct raw_ent e[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
+		{ NVMF_SUBTYPE_REFERRAL, NVMF_DISCOVERY_NQN, "10.0.0.1", "8009" },
+	};
+	struct nvmf_disc_entry *got;
+	struct nvmf_addr p[4];
+	char nqn[257], err[256];
+	unsigned nr, n, other;
+	uint64_t gen;
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "8009");
+	dc_log(&dc1, 0, 42, 2, e, 2);
+	fabric[0] = &dc1;
+	nfabric = 1;
+	rc = discover("10.0.0.1", &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(dc1.opens, 2);
+	CHECK_EQ(dc1.closes, 2);
+	CHECK_EQ(dc1.ncalls, 6);
+	CHECK_EQ(gen, 42);
+	CHECK_EQ(nr, 4);
+	if (rc == 0 && nr == 4) {
+		CHECK_EQ(got[0].from_referral, 0);
+		CHECK_EQ(got[1].from_referral, 0);
+		CHECK_EQ(got[1].subtype, NVMF_SUBTYPE_REFERRAL);
+		CHECK_EQ(got[2].from_referral, 2);  /* the referral at index 1 */
+		CHECK_EQ(got[3].from_referral, 2);
+		CHECK_EQ(got[3].subtype, NVMF_SUBTYPE_REFERRAL);
+		/* the subsystem listed twice is one path */
+		rc = nvmf_disc_paths(got, nr, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err,
+				     sizeof(err));
+		CHECK_EQ(rc, 0);
+		CHECK_EQ(n, 1);
+	}
+	free(got);
+}
+
+static void test_disc_paths(void)
 {
 	struct nvmf_disc_entry e[8];
 	struct nvmf_addr p[4];
@@ -66,5 +545,19 @@ int main(void)
 	CHECK(rc == -EINVAL && strstr(err, "entry 1"));
 	if (check_failures)
 		fprintf(stderr, "  last err: %s\n", err);
+}
+
+int main(void)
+{
+	test_discover_stable();
+	test_discover_changes_after_header();
+	test_discover_changes_inside_entry();
+	test_discover_never_settles();
+	test_discover_settles_on_last_try();
+	test_discover_header_turns_bad();
+	test_discover_short_log();
+	test_discover_referral_to_self();
+	CHECK_EQ(dc_overflow, 0);
+	test_disc_paths();
 	return check_done("test_discovery");
 }

@@ -183,6 +183,27 @@ static void test_ana_log(void)
 	CHECK_STR(nvme_ana_state_name(0x13), "reserved");
 }
 
+/* The lane reads the ANA log in one 4096-byte command into a zeroed buffer and parses all of
+ * it (lib/nvmf_lane.c nvmf_ana_refresh), so a controller that sends fewer descriptors than
+ * NGRPS leaves zeros where the rest would be: refused at the first one, never published as a
+ * group.  (The lane does not compare CHGCNT between reads: one command is one snapshot.) */
+static void test_ana_log_short_transfer(void)
+{
+	static uint8_t b[4096];
+	struct nvme_ana_group g[32];
+	uint64_t chg;
+	unsigned n = 9;
+	char why[160];
+
+	memset(b, 0, sizeof(b));
+	put64(b, 0, 3);
+	put16(b, 8, 3);
+	ana_desc(b, 16, 1, 0, 3, NVME_ANA_OPTIMIZED, 0);  /* one of three sent */
+	CHECK_EQ(nvme_ana_log_parse(b, sizeof(b), &chg, g, 32, &n, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "ANA log group descriptor 1 at byte 48: ANAGRPID 0 (reserved)");
+	CHECK_EQ(n, 0);
+}
+
 /* A discovery log entry at e (1024 bytes) the way nvmet writes one for an RDMA port. */
 static void disc_raw(uint8_t *e, uint8_t subtype, const char *trsvcid, const char *subnqn,
 		     const char *traddr)
@@ -373,6 +394,7 @@ int main(void)
 {
 	test_get_log_page_sqe();
 	test_ana_log();
+	test_ana_log_short_transfer();
 	test_disc_hdr();
 	test_disc_entry();
 	return check_done("test_logpages");
