@@ -51,7 +51,7 @@ __attribute__((destructor)) static void nvmeof_alive_unload(void)
 }
 
 
-static unsigned long long nvmeof_max_bs(struct thread_data *td)
+unsigned long long nvmeof_max_bs(struct thread_data *td)
 {
 	unsigned long long m = 0;
 

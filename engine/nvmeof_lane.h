@@ -99,6 +99,7 @@ struct nvmeof_data {
 };
 
 /* fio_nvmeof.c */
+unsigned long long nvmeof_max_bs(struct thread_data *td);   /* the job's largest bs */
 void nvmeof_queues_attach(struct nvmeof_data *ld);
 int  nvmeof_abandon_all(struct nvmeof_data *ld, int err, const char *msg);
 int  nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld);

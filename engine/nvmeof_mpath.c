@@ -75,6 +75,13 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 	ld->mp.nr = ld->nr_paths;
 	ld->mp.policy = o->mp_policy;
 	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		const char *a = nf0->paths[p].traddr;
+
+		snprintf(ld->mp.p[p].name, sizeof(ld->mp.p[p].name), "%s%s%s:%s",
+			 strchr(a, ':') ? "[" : "", a, strchr(a, ':') ? "]" : "",
+			 nf0->paths[p].trsvcid);
+	}
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
 		struct nvmf_lane_opts po = *lo;
 		const struct nvmf_lane_info *pin;
 		struct ibv_pd *pd;
@@ -86,9 +93,6 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
 		po.pds = ld->pds;
 		po.nr_pds = ld->nr_pds;
-		snprintf(ld->mp.p[p].name, sizeof(ld->mp.p[p].name), "%s%s%s:%s",
-			 strchr(po.traddr, ':') ? "[" : "", po.traddr,
-			 strchr(po.traddr, ':') ? "]" : "", po.trsvcid);
 		rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err));
 		if (rc) {
 			if (ld->nr_paths > 1)
@@ -317,10 +321,32 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 		const struct nvmf_lane_info *in = nvmf_lane_info(pa->lane);
 		unsigned entries, most = nvmeof_depth_limit(in, &entries);
 
-		/* A controller back with a smaller queue would leave I/Os waiting for ever. */
-		if (td->o.iodepth > most) {
-			snprintf(mpp->why, sizeof(mpp->why), "back (cntlid %u) with a smaller queue: "
-				 "iodepth %u, the controller takes %u", in->cntlid, td->o.iodepth, most);
+		struct nvmf_queue *q0 = nvmf_lane_ioq(pa->lane, 0);
+		unsigned parts = 1;
+		struct fio_file *f;
+		unsigned i;
+
+		/* The limits an I/O is split by from now on: the smallest of the connected paths'
+		 * and this one's as it came back (its MDTS or in-capsule size may have shrunk). */
+		for_each_file(td, f, i) {
+			struct nvmeof_file *nf = FILE_ENG_DATA(f);
+			struct nvmf_io_limits l;
+			unsigned n;
+
+			nvmf_lane_io_limits(pa->lane, nf->ns.lba_size, &l);
+			if (nf->lim.max_xfer < l.max_xfer)
+				l.max_xfer = nf->lim.max_xfer;
+			n = nvmf_io_cmds_for_bytes(nvmeof_max_bs(td), &l);
+			if (n > parts)
+				parts = n;
+		}
+		/* A controller back with a smaller queue (or an MDTS that splits the largest I/O
+		 * into more commands than its queue holds) would leave I/Os waiting for ever. */
+		if (td->o.iodepth > most || !q0 || parts > q0->max_inflight) {
+			snprintf(mpp->why, sizeof(mpp->why), "back (cntlid %u) with smaller limits: "
+				 "iodepth %u, the controller takes %u; bs %llu needs %u command(s) "
+				 "(MDTS %u bytes), its queue holds %u", in->cntlid, td->o.iodepth, most,
+				 nvmeof_max_bs(td), parts, in->mdts_bytes, q0 ? q0->max_inflight : 0);
 			nvmf_lane_kill(pa->lane);
 			pa->reconnecting = 0;
 			pa->gone = 1;
@@ -329,6 +355,18 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 			return 0;
 		}
 		pa->reconnecting = 0;
+		for_each_file(td, f, i) {
+			struct nvmeof_file *nf = FILE_ENG_DATA(f);
+			struct nvmf_io_limits was = nf->lim;
+
+			nvmeof_paths_limits(ld, nf);
+			if (nf->lim.max_xfer < was.max_xfer || nf->lim.inline_max < was.inline_max)
+				nvmeof_info("nvmeof: %s: path %s came back with smaller limits: %s now "
+					    "splits I/O at %u bytes per command, in-capsule data up to %u "
+					    "B (was %u, %u)\n", td->o.name, mpp->name, f->file_name,
+					    nf->lim.max_xfer, nf->lim.inline_max, was.max_xfer,
+					    was.inline_max);
+		}
 		mpp->connected = 1;
 		mpp->ana = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, NULL, 0);
 		pa->ana_gen = nvmf_lane_ana_gen(pa->lane);

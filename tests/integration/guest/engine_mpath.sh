@@ -91,6 +91,28 @@ grep -q "path $P1 reconnected after" "$WORK/mp-port-removed.log" &&
 	ok "port back: $(grep -m1 -o "path $P1 reconnected after [0-9]* ms" "$WORK/mp-port-removed.log")" ||
 	bad mp-port-back "path 1 never reconnected"
 
+# Port 1 back without in-capsule data (param_inline_data_size 0): the path rejoins, and the
+# writes staged from then on go keyed (the limits are the smallest of the connected paths', the
+# returning one's as it came back), so the target refuses none of them.
+port_on_noinline() {
+	mkdir "$NVMET_PORT"
+	echo rdma > "$NVMET_PORT/addr_trtype"; echo ipv4 > "$NVMET_PORT/addr_adrfam"
+	echo "$TARGET_IP" > "$NVMET_PORT/addr_traddr"; echo "$TARGET_PORT" > "$NVMET_PORT/addr_trsvcid"
+	echo 0 > "$NVMET_PORT/param_inline_data_size"
+	ln -s "$NVMET_CFG/subsystems/$NQN" "$NVMET_PORT/subsystems/$NQN"
+	ln -s "$NVMET_CFG/subsystems/$NQN2" "$NVMET_PORT/subsystems/$NQN2"
+	sleep 1
+}
+fault_run mp-back-smaller "port_off" "port_on_noinline" "--inline_data=on"
+# (nvmet sizes its receive buffers per RDMA device, so this target would take the in-capsule
+# data anyway: the engine's own line is what shows the limits followed the returning path)
+n=$(grep -o "path $P1 reconnected after [0-9]* ms" "$WORK/mp-back-smaller.log" | head -1)
+[ -n "$n" ] && grep -q "in-capsule 4096 B" "$WORK/mp-back-smaller.log" &&
+	grep -q "path $P1 came back with smaller limits: .* in-capsule data up to 0 B (was [0-9]*, 4096)" "$WORK/mp-back-smaller.log" &&
+	ok "port back with in-capsule 0 (was 4096): $n; $(grep -m1 -o 'in-capsule data up to 0 B (was [0-9]*, 4096)' "$WORK/mp-back-smaller.log"); verify clean" ||
+	bad mp-back-smaller "$(grep -m2 -E 'in-capsule|reconnected' "$WORK/mp-back-smaller.log" | cut -c1-200 | tr '\n' ' ')"
+port_off; port_on
+
 fault_run mp-port-removed-thread "port_off" "port_on" "--thread"
 grep -q "path $P1 lost: " "$WORK/mp-port-removed-thread.log" &&
 	ok "thread mode: path 1 lost and I/O moved" || bad mp-thread-lost "no 'path ... lost' line"
@@ -215,7 +237,9 @@ timeout -k 5 120 fio --output-format=json --output="$WORK/mp-all.json" $MP --nam
 	--rw=randread --bs=4k --size=16m --iodepth=8 --time_based --runtime=30 \
 	--ctrl_loss_tmo=3s --reconnect_delay=500ms >"$WORK/mp-all.log" 2>&1 &
 pid=$!
-sleep 2; port_off; port2_off
+# both paths up and I/O running before they go (a fixed sleep lost the race on a loaded host)
+for _ in $(seq 100); do grep -q ' 2 paths, mp_policy' "$WORK/mp-all.log" 2>/dev/null && break; sleep 0.2; done
+sleep 1; port_off; port2_off
 wait $pid; rc=$?
 port_on; port2_on
 dt=$(( $(now_ms) - t0 ))
