@@ -91,6 +91,7 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 		po.trsvcid = nf0->paths[p].trsvcid;
 		if (ld->nr_paths > 1)
 			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
+		po.port_down_lost = nvmf_policy_port_down_lost(ld->nr_paths);
 		po.pds = ld->pds;
 		po.nr_pds = ld->nr_pds;
 		rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err));
@@ -398,8 +399,10 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 }
 
 /* Lost paths: an attempt started when due, a finished one taken in.  1: a path came back (I/O
- * may go out).  While fio stops the job, a running attempt is waited for (connect_timeout
- * bounds it) and every lost path is given up. */
+ * may go out).  While fio stops the job every lost path is given up; an attempt still running
+ * is left to finish and is joined when the job's data is freed (nvmeof_paths_quiesce): fio may
+ * still have I/O to do on the other paths (a verify pass after a time-based run), and waiting
+ * here held it for up to connect_timeout. */
 int nvmeof_mp_reconnect(struct thread_data *td, struct nvmeof_data *ld)
 {
 	int back = 0, stopping = nvmeof_stop_requested(td, ld);
@@ -410,8 +413,20 @@ int nvmeof_mp_reconnect(struct thread_data *td, struct nvmeof_data *ld)
 		if (!pa->reconnecting)
 			continue;
 		if (pa->rc_running) {
-			if (!stopping && !__atomic_load_n(&pa->rc_done, __ATOMIC_ACQUIRE))
+			if (!__atomic_load_n(&pa->rc_done, __ATOMIC_ACQUIRE)) {
+				if (!stopping)
+					continue;
+				char was[NVMF_MP_WHY_LEN];
+
+				pa->reconnecting = 0;
+				pa->gone = 1;
+				/* the loss and the attempts that failed stay: the attempt's own
+				 * error is its thread's until joined */
+				snprintf(was, sizeof(was), "%s", ld->mp.p[p].why);
+				snprintf(ld->mp.p[p].why, sizeof(ld->mp.p[p].why), "%.150s; fio "
+					 "stopped the job during attempt %u", was, pa->attempts);
 				continue;
+			}
 			pthread_join(pa->rc_thread, NULL);
 			pa->rc_running = 0;
 			back |= nvmeof_path_attempt_done(td, ld, p);

@@ -848,12 +848,22 @@ unsigned nvmf_lane_aens(const struct nvmf_lane *lane)
 	return lane ? __atomic_load_n(&lane->aens, __ATOMIC_RELAXED) : 0;
 }
 
+/* The lane is lost (rc, why): the reason is kept and every I/O queue pair shut off now. */
+static void nvmf_keepalive_lost(struct nvmf_lane *lane, int rc, const char *why)
+{
+	struct nvmf_keepalive *ka = &lane->ka;
+
+	snprintf(ka->msg, sizeof(ka->msg), "%s", why);
+	__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < lane->nr_ioqs; i++)
+		nvmf_rdma_queue_kill_why(lane->ioqs[i], rc, why);
+}
+
 /* The RDMA CM channels the keep-alive thread watches: the admin queue's and each I/O queue's.
  * A fatal event (disconnect, device removal): the lane's reason is kept and every I/O queue
  * pair is shut off now.  0, or the event's negative errno. */
 static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, unsigned n)
 {
-	struct nvmf_keepalive *ka = &lane->ka;
 	char why[NVMF_ERR_LEN];
 	int rc = 0;
 
@@ -863,12 +873,22 @@ static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, u
 		if (pfd[i].revents & (POLLIN | POLLERR | POLLHUP))
 			rc = nvmf_rdma_queue_cm_check(rq, why, sizeof(why));
 	}
-	if (!rc)
-		return 0;
-	snprintf(ka->msg, sizeof(ka->msg), "%s", why);
-	__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < lane->nr_ioqs; i++)
-		nvmf_rdma_queue_kill_why(lane->ioqs[i], rc, why);
+	if (rc)
+		nvmf_keepalive_lost(lane, rc, why);
+	return rc;
+}
+
+/* The path's port (port_down_lost): a link gone down loses the lane as a disconnect does.
+ * Asked when the device's event descriptor wakes the thread, and at each keep-alive: the
+ * descriptor is the device's, shared with every lane of this process on it, and a lane
+ * busy when another took the event learns it at its next keep-alive. */
+static int nvmf_keepalive_port(struct nvmf_lane *lane)
+{
+	char why[NVMF_ERR_LEN];
+	int rc = nvmf_rdma_queue_port_check(lane->aq, why, sizeof(why));
+
+	if (rc)
+		nvmf_keepalive_lost(lane, rc, why);
 	return rc;
 }
 
@@ -880,7 +900,7 @@ static void *nvmf_keepalive_thread(void *arg)
 {
 	struct nvmf_lane *lane = arg;
 	struct nvmf_keepalive *ka = &lane->ka;
-	struct pollfd pfd[NVMF_MAX_IO_QUEUES + 3];
+	struct pollfd pfd[NVMF_MAX_IO_QUEUES + 4];
 	uint64_t now = nvmf_now_ms();
 	uint64_t ka_due = ka->interval_ms ? now + ka->interval_ms : UINT64_MAX;
 	uint64_t ana_due = ka->ana_ms ? now + ka->ana_ms : UINT64_MAX;
@@ -897,6 +917,10 @@ static void *nvmf_keepalive_thread(void *arg)
 	pfd[ncm].events = POLLIN;
 	pfd[ncm + 1].fd = ka->wake_fd;
 	pfd[ncm + 1].events = POLLIN;
+	pfd[ncm + 2].fd = lane->opts.port_down_lost ? nvmf_rdma_queue_async_fd(lane->aq) : -1;
+	pfd[ncm + 2].events = POLLIN;
+	if (pfd[ncm + 2].fd < 0)
+		pfd[ncm + 2].fd = -1;
 	if (ka->ana_ms)
 		nvmf_aer_start(lane);
 	while (!__atomic_load_n(&ka->stop, __ATOMIC_ACQUIRE)) {
@@ -905,7 +929,7 @@ static void *nvmf_keepalive_thread(void *arg)
 			      due - now > 60000 ? 60000 : (int)(due - now);
 		uint64_t cnt;
 
-		for (unsigned i = 0; i <= ncm + 1; i++)
+		for (unsigned i = 0; i <= ncm + 2; i++)
 			pfd[i].revents = 0;
 		pfd[ncm].fd = -1;
 		if (lane->aer) {
@@ -914,13 +938,15 @@ static void *nvmf_keepalive_thread(void *arg)
 			pfd[ncm].fd = fd >= 0 ? fd : -1;
 			aen |= nvmf_aer_check(lane);
 		}
-		if (!aen && poll(pfd, ncm + 2, timeout) > 0) {
+		if (!aen && poll(pfd, ncm + 3, timeout) > 0) {
 			if (pfd[ncm + 1].revents & POLLIN && read(ka->wake_fd, &cnt, sizeof(cnt)) < 0) {
 				/* nothing to read: woken by someone else's read */
 			}
 			if (__atomic_load_n(&ka->stop, __ATOMIC_ACQUIRE))
 				break;
 			if (nvmf_keepalive_cm(lane, pfd, ncm))
+				break;
+			if (pfd[ncm + 2].revents & POLLIN && nvmf_keepalive_port(lane))
 				break;
 			if (pfd[ncm].fd >= 0 && pfd[ncm].revents & POLLIN)
 				nvmf_rdma_queue_cq_event(lane->aq);
@@ -930,6 +956,8 @@ static void *nvmf_keepalive_thread(void *arg)
 		rc = 0;
 		if (now >= ka_due) {
 			ka_due = now + ka->interval_ms;
+			if (pfd[ncm + 2].fd >= 0 && nvmf_keepalive_port(lane))
+				break;
 			rc = lane->opts.keepalive_off ? 0 : nvmf_keepalive_once(lane);
 		}
 		/* an AER answered inside the keep-alive's wait */

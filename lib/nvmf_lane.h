@@ -49,6 +49,9 @@ struct nvmf_lane_opts {
 				       * fewer granted than io_queues fails the connect */
 	unsigned    kato_ms;          /* Keep Alive Timeout asked for in the admin Connect; 0: none */
 	int         keepalive_off;    /* tests only: never send Keep Alive (to see it lost) */
+	int         port_down_lost;   /* the port's link going down (the device's asynchronous
+				       * event, then its port state) loses the lane at once;
+				       * 0: the queue pairs' own timers decide (nvmf_policy) */
 	/* Protection domains of other lanes (a job's earlier paths; they must outlive this lane):
 	 * the lane takes the one on the RDMA device its address resolves to, so memory
 	 * registered on it serves this lane too, and allocates its own on another device. */

@@ -100,4 +100,14 @@ unsigned nvmf_policy_auto_io_queues(unsigned cpus, char *why, size_t len);
 #define NVMF_KEEPALIVE_MIN_INTERVAL_MS 100
 unsigned nvmf_policy_keepalive_interval(unsigned kato_ms, char *why, size_t len);
 
+/* A path whose port goes down (link down: the device's port leaves the active state) is lost
+ * at once when the job has another path to move its I/O to, without waiting for keep-alive or
+ * the queue pairs' retries (seconds; with commands outstanding and none posted, nothing else
+ * notices).  A job's only path keeps waiting on those: a brief flap the queue pairs outlive
+ * must not fail the job or force a reconnect. */
+static inline int nvmf_policy_port_down_lost(unsigned nr_paths)
+{
+	return nr_paths > 1;
+}
+
 #endif

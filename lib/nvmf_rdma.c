@@ -822,6 +822,50 @@ void nvmf_rdma_queue_kill(struct nvmf_rdma_queue *rq)
 	ibv_modify_qp(rq->id->qp, &attr, IBV_QP_STATE);
 }
 
+int nvmf_rdma_queue_async_fd(struct nvmf_rdma_queue *rq)
+{
+	int fd, fl;
+
+	if (!rq || !rq->id || !rq->id->verbs)
+		return -ENODEV;
+	fd = rq->id->verbs->async_fd;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -errno;
+	if (!(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return fd;
+}
+
+int nvmf_rdma_queue_port_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen)
+{
+	struct ibv_context *ctx = rq && rq->id ? rq->id->verbs : NULL;
+	struct ibv_async_event ev;
+	struct ibv_port_attr pa;
+	int fatal = 0, rc;
+
+	if (!ctx)
+		return 0;
+	/* Non-blocking (nvmf_rdma_queue_async_fd): -1 with EAGAIN once none is left. */
+	while (ibv_get_async_event(ctx, &ev) == 0) {
+		fatal |= ev.event_type == IBV_EVENT_DEVICE_FATAL;
+		ibv_ack_async_event(&ev);
+	}
+	if (fatal) {
+		snprintf(why, whylen, "the RDMA device %s reported a fatal error (IBV_EVENT_DEVICE_FATAL)",
+			 ibv_get_device_name(ctx->device));
+		return -ENODEV;
+	}
+	rc = nvmf_rc_positive(ibv_query_port(ctx, rq->id->port_num, &pa));
+	if (rc)
+		return 0;        /* no answer is no news: the queues say the rest */
+	if (pa.state == IBV_PORT_ACTIVE || pa.state == IBV_PORT_ACTIVE_DEFER)
+		return 0;
+	snprintf(why, whylen, "the link of %s port %u is down (port state %s)",
+		 ibv_get_device_name(ctx->device), rq->id->port_num, ibv_port_state_str(pa.state));
+	return -ENETDOWN;
+}
+
 int nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen)
 {
 	struct rdma_cm_event *ev;

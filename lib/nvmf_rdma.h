@@ -88,6 +88,16 @@ void nvmf_rdma_queue_kill_why(struct nvmf_rdma_queue *rq, int err, const char *w
  * acked, described in why, and the queue is gone: -ENOTCONN (the target disconnected),
  * -ENODEV (the RDMA device went away) or -ECONNABORTED (anything else). */
 int  nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen);
+/* The queue's verbs device's asynchronous event descriptor (made non-blocking), to sleep on
+ * for POLLIN; negative errno when the queue has no device yet.  The descriptor belongs to the
+ * device's context, which every queue of this process on that device shares: one reader takes
+ * each event, so the events are only a wake-up and nvmf_rdma_queue_port_check asks the port. */
+int  nvmf_rdma_queue_async_fd(struct nvmf_rdma_queue *rq);
+/* Take (and acknowledge) the device's pending asynchronous events, without blocking, then ask
+ * the state of the queue's port: 0 while it is active; -ENETDOWN with why naming the device and
+ * port when its link is down (or the port otherwise not active), -ENODEV when the device
+ * reported a fatal error. */
+int  nvmf_rdma_queue_port_check(struct nvmf_rdma_queue *rq, char *why, size_t whylen);
 /* What the queue's verbs device says about itself, for nvmf_policy_classify_device: its name,
  * its vendor ID (ibv_query_device), and its parent device in sysfs (the resolved link, in
  * parent; f->parent NULL when it has none).  sysfs: NULL for /sys (tests give a tree). */

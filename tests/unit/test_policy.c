@@ -233,6 +233,15 @@ static void test_keepalive_interval(void)
 	CHECK_EQ(nvmf_policy_keepalive_interval(3600000, why, sizeof(why)), 1800000);
 }
 
+/* A port going down loses a path only where another path can take its I/O. */
+static void test_port_down_lost(void)
+{
+	CHECK_EQ(nvmf_policy_port_down_lost(0), 0);
+	CHECK_EQ(nvmf_policy_port_down_lost(1), 0);
+	CHECK_EQ(nvmf_policy_port_down_lost(2), 1);
+	CHECK_EQ(nvmf_policy_port_down_lost(8), 1);
+}
+
 int main(void)
 {
 	test_classify_device();
@@ -242,5 +251,6 @@ int main(void)
 	test_pick_cpu();
 	test_auto_io_queues();
 	test_keepalive_interval();
+	test_port_down_lost();
 	return check_done("test_policy");
 }
