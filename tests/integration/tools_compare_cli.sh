@@ -1,7 +1,8 @@
 #!/bin/bash
 # tools/nvmeof-compare's refusals, on the host (no testbed, nothing runs): write rows on a real
 # target without --destructive, bad --matrix lines, unknown initiators, incomplete target
-# addresses.  Each must exit 2 with one line naming the problem, before anything is created.
+# addresses, and what does not fit --failover.  Each must exit 2 with one line naming the
+# problem, before anything is created.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 T=$REPO/tools/nvmeof-compare
 WORK=$(mktemp -d /tmp/compare-cli.XXXXXX)
@@ -101,6 +102,35 @@ refuse hosts-twice ': --hosts: host 127.0.0.1:8765 given twice' "${REALK[@]}" --
 refuse hosts-port ": --hosts: 'h:99999': port 99999 out of range" "${REALK[@]}" --hosts h:99999
 accept hosts-engine-default '2 rows x [0-9]+ initiators \(engine-[a-z-]+(,engine-[a-z-]+)*\).*fio servers 127.0.0.1:8765,127.0.0.1:8766' \
 	"${REALK[@]}" "${H[@]}"
+
+# --failover (nvmeof-qualify's failover job, engine and kernel multipath): what does not fit it
+FO_REAL=(--failover --traddr 192.0.2.1:4420,192.0.2.2:4420 --subnqn nqn.2016-06.io.spdk:cnode1 --nsid 1)
+refuse fo-matrix ': --quick does not go with --failover' --failover --quick
+refuse fo-bench ': --bench does not go with --failover' --failover --bench
+refuse fo-hosts ': --hosts does not go with --failover' "${FO_REAL[@]}" --destructive --fault-cmd true "${H[@]}"
+refuse fo-targets ': --targets does not go with --failover' --failover --targets nvmet
+refuse fo-runtime ': --runtime does not go with --failover .*--failover-runtime' --failover --runtime 5
+refuse fo-initiator ": --failover compares the engine and the kernel initiator .*not 'engine-poll'" \
+	--failover --initiators engine,engine-poll
+refuse fo-spdk ": --initiators takes engine, kernel or both, not 'spdk'" --failover --initiators spdk
+refuse fo-no-failover ': --fault-at is for --failover' --quick --fault-at 3
+refuse fo-fault-cmd-testbed ': --fault-cmd and --restore-cmd are for a real target' --failover --fault-cmd 'true'
+refuse fo-fault-real ": --fault is the testbed's own fault; on a real target give --fault-cmd" \
+	"${FO_REAL[@]}" --destructive --fault port
+refuse fo-real-no-cmd ': --failover on a real target needs --fault-cmd CMD' "${FO_REAL[@]}" --destructive
+refuse fo-real-one-path ': --failover needs several paths .*got one: 192.0.2.1:4420' \
+	--failover --traddr 192.0.2.1:4420 --subnqn nqn.x --nsid 1 --destructive --fault-cmd true
+refuse fo-real-destructive ': refusing: the failover job writes .* nqn.2016-06.io.spdk:cnode1 nsid 1; pass --destructive' \
+	"${FO_REAL[@]}" --fault-cmd true
+refuse fo-times ": --restore-at 2: after --fault-at \(3\) and before the run's end" --failover --fault-at 3 --restore-at 2
+refuse fo-fault-late ": --fault-at 10: from 1 s to before the run's end \(--failover-runtime 8\)" \
+	--failover --failover-runtime 8
+refuse fo-size ': --size 100k: must be a positive multiple of 128 KiB' --failover --size 100k
+refuse fo-repeat ': --repeat must be at least 1' --failover --repeat 0
+accept fo-testbed '6 runs \(engine,kernel x 3, alternating\), 30 s each, fault at 10 s, restore at 20 s; testbed fault port' \
+	--failover
+accept fo-real '2 runs \(kernel x 2.*--fault-cmd ssh t down.*target 192.0.2.1:4420,192.0.2.2:4420' \
+	"${FO_REAL[@]}" --destructive --fault-cmd 'ssh t down' --initiators kernel --repeat 2
 
 echo "tools_compare_cli: $pass passed, $fail failed"
 [ $fail = 0 ]

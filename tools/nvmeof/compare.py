@@ -1,7 +1,8 @@
 """tools/nvmeof-compare: one job matrix through every NVMe/RDMA initiator found (this engine,
 the kernel nvme-rdma initiator with libaio and io_uring, SPDK's fio plugin when named), against
 the testbed (default) or a real target; fio's JSON per run, report.md/report.json/plots.
-See docs/compare.md."""
+--failover instead runs one fault against the engine and the kernel's native multipath
+(compare_failover.py).  See docs/compare.md."""
 import argparse
 import os
 import shutil
@@ -10,6 +11,7 @@ import sys
 import time
 
 from . import clientserver
+from . import compare_failover
 from . import compare_matrix as cm
 from . import compare_report
 from . import compare_run
@@ -32,7 +34,8 @@ def parser():
                    "engine-{poll,event,hybrid}-qauto, kernel-libaio, kernel-io_uring, spdk) or kinds "
                    "(engine, kernel, spdk); default: all found")
     p.add_argument("--repeat", type=int, default=3, help="runs of each row per initiator, median reported (3)")
-    p.add_argument("--runtime", type=int, default=10, help="seconds per run (10)")
+    # None: unset, so that --failover can refuse it (its run length is --failover-runtime)
+    p.add_argument("--runtime", type=int, help="seconds per run (10)")
     p.add_argument("--size", default="64m", help="region every job uses, from offset 0 (64m)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--matrix", help="matrix file (format in docs/compare.md / compare_matrix.py)")
@@ -68,6 +71,7 @@ def parser():
     p.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     p.add_argument("--report-only", metavar="DIR", help="(re)make the report of an output directory")
     p.add_argument("--in-testbed", action="store_true", help=argparse.SUPPRESS)
+    compare_failover.add_options(p)
     return p
 
 
@@ -281,6 +285,13 @@ def built_spdk_target():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     a = parser().parse_args(argv)
+    if a.report_only and compare_failover.is_failover_dir(os.path.abspath(a.report_only)):
+        return compare_failover.report(os.path.abspath(a.report_only), remake=True)
+    if a.failover:
+        return compare_failover.main(a)
+    compare_failover.refuse_without_failover(a)
+    if a.runtime is None:
+        a.runtime = 10
     # fio runs in the run directory: a relative engine, plugin or fio path would miss there
     a.engine = os.path.abspath(a.engine)
     if a.spdk_plugin:

@@ -104,8 +104,9 @@ def build_parser():
                         "starts (required with failover and --traddr or --dev)")
     f.add_argument("--restore-cmd", metavar="CMD", help="real target: shell command that mends it, run at --restore-at")
     f.add_argument("--fault", choices=qualify_failover.FAULTS,
-                   help="built-in testbed: port (nvmet port 1 removed, then re-created; default) or ana "
-                        "(its ANA group made inaccessible, then optimized)")
+                   help="built-in testbed: port (nvmet port 1 removed, then re-created; default), ana "
+                        "(its ANA group made inaccessible, then optimized) or link (the second Soft-RoCE "
+                        "device's link set down, then up; the path on it first)")
     f.add_argument("--fault-at", type=int, default=10, help="seconds after fio starts (default 10)")
     f.add_argument("--restore-at", type=int, default=20, help="seconds after fio starts (default 20)")
     f.add_argument("--failover-runtime", type=int, default=30, help="seconds of the failover run (default 30)")
@@ -169,6 +170,7 @@ def check_args(a):
 
 def check_failover_args(a):
     real = bool(a.traddr or a.dev) and not a.in_testbed
+    a.ctrl_loss_tmo = FAILOVER_CTRL_LOSS_TMO
     a.fault_desc = "--fault-cmd: " + a.fault_cmd if a.fault_cmd else None
     if "failover" not in a.wl:
         for opt, v in (("--fault-cmd", a.fault_cmd), ("--restore-cmd", a.restore_cmd), ("--fault", a.fault)):
@@ -262,6 +264,8 @@ class Runner:
                     "--trsvcid=" + str(a.trsvcid), "--subnqn=" + a.subnqn, "--nsid=%d" % a.nsid]
             if a.hostnqn:
                 args.append("--hostnqn=" + a.hostnqn)
+            if getattr(a, "host_traddrs", None):
+                args.append("--host_traddr=" + ",".join(a.host_traddrs))
             if self.stop_grace:
                 args.append("--stop_grace=%d" % STOP_GRACE_MS)
             return args
@@ -585,7 +589,7 @@ def run_failover(a, r):
             "--write_lat_log=" + base, "--log_avg_msec=0", "--log_unix_epoch=1", "--disable_slat=1"]
     if a.initiator == "engine":
         opts += ["--mp_policy=" + a.mp_policy, "--mp_stats=" + base + ".mp.json",
-                 "--ctrl_loss_tmo=%ds" % FAILOVER_CTRL_LOSS_TMO, "--reconnect_delay=%ds" % FAILOVER_RECONNECT_DELAY]
+                 "--ctrl_loss_tmo=%ds" % a.ctrl_loss_tmo, "--reconnect_delay=%ds" % FAILOVER_RECONNECT_DELAY]
     timed = [{"name": "fault", "at": a.fault_at, "cmd": a.fault_cmd}]
     if a.restore_cmd:
         timed.append({"name": "restore", "at": a.restore_at, "cmd": a.restore_cmd, "needs": "fault"})
@@ -687,7 +691,7 @@ def build_report(a, r, workloads, gates):
                      "workloads": a.wl, "gates_file": a.gates,
                      "failover": {"fault": a.fault_desc, "fault_at_s": a.fault_at, "restore_at_s": a.restore_at,
                                   "runtime_s": a.failover_runtime, "mp_policy": a.mp_policy,
-                                  "ctrl_loss_tmo_s": FAILOVER_CTRL_LOSS_TMO,
+                                  "ctrl_loss_tmo_s": a.ctrl_loss_tmo,
                                   "reconnect_delay_s": FAILOVER_RECONNECT_DELAY} if "failover" in a.wl else None,
                      "steady_state": {"window": qualify_steady.WINDOW,
                                       "data_excursion": qualify_steady.DATA_EXCURSION,
@@ -929,6 +933,12 @@ def kernel_connect(a, ctrls):
     disconnects them, also after an error here).  Returns the namespace's block device or None."""
     subprocess.run(["modprobe", "nvme-rdma"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     before = sysfs_ctrls(a.subnqn)
+    for _ in range(60 if a.in_testbed and before else 0):
+        # an earlier run's controller on a dead path, still being deleted by the kernel
+        time.sleep(0.5)
+        before = sysfs_ctrls(a.subnqn)
+        if not before:
+            break
     if before:
         raise Usage("%s is already connected by the kernel (%s): disconnect it first, or give --dev"
                     % (a.subnqn, " ".join(before)))
@@ -948,9 +958,12 @@ def kernel_connect(a, ctrls):
             u = str(uuid.uuid4())
             host = ["--hostnqn=nqn.2014-08.org.nvmexpress:uuid:" + u, "--hostid=" + u]
     if "failover" in a.wl:
-        host += ["--reconnect-delay=%d" % FAILOVER_RECONNECT_DELAY, "--ctrl-loss-tmo=%d" % FAILOVER_CTRL_LOSS_TMO]
-    for addr, port in paths:
+        host += ["--reconnect-delay=%d" % FAILOVER_RECONNECT_DELAY, "--ctrl-loss-tmo=%d" % a.ctrl_loss_tmo]
+    local = getattr(a, "host_traddrs", None) or [None] * len(paths)
+    for (addr, port), src in zip(paths, local):
         cmd = ["nvme", "connect", "-t", "rdma", "-a", addr, "-s", str(port), "-n", a.subnqn] + host
+        if src:
+            cmd.append("--host-traddr=" + src)
         say("kernel initiator: " + " ".join(cmd))
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         ctrls += [c for c in sysfs_ctrls(a.subnqn) if c not in before and c not in ctrls]
@@ -992,9 +1005,15 @@ def kernel_ns_paths(dev):
 
 def kernel_disconnect(ctrls):
     for c in ctrls:
-        p = subprocess.run(["nvme", "disconnect", "-d", c], capture_output=True, text=True, timeout=60)
-        say("kernel initiator: nvme disconnect -d %s: %s" % (c, "ok" if p.returncode == 0 else
-                                                               (p.stderr or p.stdout).strip()))
+        if not os.path.exists("/sys/class/nvme/" + c):
+            say("kernel initiator: %s is gone already (the kernel gave the path up)" % c)
+            continue
+        try:
+            p = subprocess.run(["nvme", "disconnect", "-d", c], capture_output=True, text=True, timeout=60)
+            res = "ok" if p.returncode == 0 else (p.stderr or p.stdout).strip()
+        except subprocess.TimeoutExpired:
+            res = "did not return in 60 s (left to the kernel)"
+        say("kernel initiator: nvme disconnect -d %s: %s" % (c, res))
 
 
 # ------------------------------------------------------------------ testbed (host side)
@@ -1105,7 +1124,9 @@ def run_local(a, gates):
             a.paths = setup["paths"]
             a.traddr = ",".join(qualify_failover.path_name(x) for x in a.paths)
             a.fault_cmd, a.restore_cmd, a.fault_desc = setup["fault_cmd"], setup["restore_cmd"], setup["what"]
-            say("testbed: second port %s; failover fault: %s" % (qualify_failover.path_name(a.paths[1]), a.fault_desc))
+            a.host_traddrs = setup["host_traddr"]
+            a.ctrl_loss_tmo = setup["ctrl_loss_tmo"] or a.ctrl_loss_tmo
+            say("testbed: paths %s; failover fault: %s" % (a.traddr, a.fault_desc))
         if a.initiator == "kernel" and not a.dev:
             try:
                 dev = kernel_connect(a, ctrls)
@@ -1130,7 +1151,12 @@ def run_local(a, gates):
         if ctrls:
             kernel_disconnect(ctrls)
         if tb_port2_down:
-            subprocess.run(["/bin/sh", "-c", tb_port2_down], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # the next run in this guest makes the port again: say why if it stays
+            t0 = time.time()
+            p = subprocess.run(["/bin/sh", "-c", tb_port2_down], capture_output=True, text=True)
+            if p.returncode != 0 or time.time() - t0 > 10:
+                say("testbed: removing the second path's port took %.1f s, exit %d: %s" % (
+                    time.time() - t0, p.returncode, (p.stderr or p.stdout).strip()[:300]))
     draw_plots(out, rep)
     draw_failover_plot(out, rep)
     write_report(out, rep)

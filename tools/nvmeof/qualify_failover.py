@@ -24,7 +24,7 @@ BIN_MS = 100
 TESTBED_PORT2 = "4421"
 NVMET = "/sys/kernel/config/nvmet"
 POLICIES = ("numa", "round-robin", "queue-depth")
-FAULTS = ("port", "ana")
+FAULTS = ("port", "ana", "link")
 
 
 def parse_paths(traddr, default_port):
@@ -145,27 +145,66 @@ def testbed_port_cmds(port_id, attrs, nqns, cfg=NVMET):
     return " && ".join(up), " && ".join(down)
 
 
-def testbed_setup(subnqn, fault, cfg=NVMET):
-    """The testbed's second port and its fault.  Returns a dict: port2_up, port2_down (shell
-    commands for port 2 on the same address, port 4421, SUBNQN only), fault_cmd, restore_cmd
-    (FAULT port: port 1 removed and re-created as it is now, every subsystem it has; ana: its
-    ANA group 1 made inaccessible, then optimized again) and what (one line)."""
+# The testbed's link fault: a Soft-RoCE device whose link went down under live queue pairs takes
+# no new connection afterwards, and deleting it blocks while anything still holds it (a kernel
+# controller reconnecting to it, the target's queues): each link run gets a device of its own
+# on a fresh dummy netdev and address, and leaves it behind in the throwaway guest.
+LINK_CTRL_LOSS_TMO = 5     # s: the dead path is given up (kernel: its controller deleted) soon
+
+
+def free_link_slot(cfg=NVMET, net="/sys/class/net"):
+    """(n, port_id): the first tbfoN netdev name not in use (N from 1) and an nvmet port ID not
+    in use (from 2): one per link run."""
+    n = 1
+    while os.path.exists(os.path.join(net, "tbfo%d" % n)):
+        n += 1
+    used = {int(x) for x in os.listdir(os.path.join(cfg, "ports")) if x.isdigit()}
+    port = 2
+    while port in used:
+        port += 1
+    return n, port
+
+
+def testbed_setup(subnqn, fault, cfg=NVMET, net="/sys/class/net"):
+    """The testbed's second path and its fault.  Returns a dict: port2_up, port2_down (shell
+    commands that create and remove the second path's port, SUBNQN only), fault_cmd,
+    restore_cmd, what (one line), paths (the first is the one the fault breaks), host_traddr
+    (each path's local address, or None) and ctrl_loss_tmo (seconds, or None: the default).
+    FAULT port: port 2 on port 1's address, 4421; port 1 removed, then re-created as it is now
+    (every subsystem it has).  ana: the same ports; port 1's ANA group 1 made inaccessible,
+    then optimized again.  link: a new dummy netdev tbfoN at 10.99.(10+N).1 with Soft-RoCE
+    device rxefoN and an nvmet port on it, first in the path list; its link set down, then up;
+    removed only as far as it goes at once (the port's subsystem link, in the background)."""
     p1 = "%s/ports/1" % cfg
     attrs = testbed_port_attrs(p1)
     nqns = sorted(os.listdir(p1 + "/subsystems"))
+    path1 = (attrs["addr_traddr"], attrs["addr_trsvcid"])
+    if fault == "link":
+        n, port = free_link_slot(cfg, net)
+        nd, dev, ip = "tbfo%d" % n, "rxefo%d" % n, "10.99.%d.1" % (10 + n)
+        a2 = dict(attrs, addr_traddr=ip)
+        up2, _ = testbed_port_cmds(port, a2, [subnqn], cfg)
+        up2 = " && ".join(["ip link add %s type dummy" % nd, "ip addr add %s/24 dev %s" % (ip, nd),
+                           "ip link set %s up" % nd, "rdma link add %s type rxe netdev %s" % (dev, nd),
+                           "sleep 1", up2])
+        down2 = "(rm %s) >/dev/null 2>&1 &" % sh_quote("%s/ports/%d/subsystems/%s" % (cfg, port, subnqn))
+        fault_cmd, restore = "ip link set %s down" % nd, "ip link set %s up" % nd
+        what = "the link of %s (Soft-RoCE %s, %s:%s) set down, then up" % (nd, dev, ip, attrs["addr_trsvcid"])
+        return {"port2_up": up2, "port2_down": down2, "fault_cmd": fault_cmd, "restore_cmd": restore,
+                "what": what, "paths": [(ip, attrs["addr_trsvcid"]), path1],
+                "host_traddr": [ip, attrs["addr_traddr"]], "ctrl_loss_tmo": LINK_CTRL_LOSS_TMO}
     a2 = dict(attrs, addr_trsvcid=TESTBED_PORT2)
     up2, down2 = testbed_port_cmds(2, a2, [subnqn], cfg)
     if fault == "port":
         restore, fault_cmd = testbed_port_cmds(1, attrs, nqns, cfg)
-        what = "nvmet port 1 (%s:%s) removed, then re-created" % (attrs["addr_traddr"], attrs["addr_trsvcid"])
+        what = "nvmet port 1 (%s:%s) removed, then re-created" % path1
     else:
         st = sh_quote(p1 + "/ana_groups/1/ana_state")
         fault_cmd, restore = "echo inaccessible > %s" % st, "echo optimized > %s" % st
-        what = "nvmet port 1 (%s:%s) ANA group 1 inaccessible, then optimized" % (
-            attrs["addr_traddr"], attrs["addr_trsvcid"])
+        what = "nvmet port 1 (%s:%s) ANA group 1 inaccessible, then optimized" % path1
     return {"port2_up": up2, "port2_down": down2, "fault_cmd": fault_cmd, "restore_cmd": restore,
-            "what": what, "paths": [(attrs["addr_traddr"], attrs["addr_trsvcid"]),
-                                    (attrs["addr_traddr"], TESTBED_PORT2)]}
+            "what": what, "paths": [path1, (attrs["addr_traddr"], TESTBED_PORT2)], "host_traddr": None,
+            "ctrl_loss_tmo": None}
 
 
 # ------------------------------------------------------------------ the plot

@@ -136,7 +136,7 @@ fi
 # ---- paths on two RDMA devices: rxe0 (tbnet0) and rxe1 (tbnet1) ----------------------------
 # Port 3 serves $NQN on the second device's address.  fio's buffers are registered once per
 # device; host_traddr names each path's local address; the second device's link goes down
-# under a running job (the path on it is lost, its I/O moves) and comes back (it reconnects).
+# under an idle job (the path on it is lost at once, the next I/O goes to the other).
 PORT3=$NVMET_CFG/ports/3 P3="$TARGET_IP2:$TARGET_PORT"
 mkdir "$PORT3"
 echo rdma > "$PORT3/addr_trtype"; echo ipv4 > "$PORT3/addr_adrfam"
@@ -159,77 +159,85 @@ for mem in host cuda; do
 		bad "mp-2dev-$mem" "$(grep -m3 -E 'paths,|multipath|buffers' "$log" | tr '\n' ' ')"
 	fi
 done
-# Soft-RoCE takes no new connection on a device whose link flapped under live queue pairs
-# (a fresh fio process, or the kernel's, times out for good; engine_faults re-creates the rxe
-# device for that reason), so the path's way back is proven by the port and ANA cases above;
-# here: the loss, the I/O moved, no error, verify clean, and the closing line saying the path
-# was still reconnecting (each attempt bounded by connect_timeout) when the job ended.
-FAULT_MP=$MP2 fault_run mp-link-down "ip link set $TESTBED_NETDEV2 down" "ip link set $TESTBED_NETDEV2 up" \
-	"--connect_timeout=1s"
-grep -q "path $P3 lost: " "$WORK/mp-link-down.log" &&
-	ok "link down ($TESTBED_NETDEV2): $(grep -m1 -o "path $P3 lost: [^;]*; [0-9]* I/O(s) moved" "$WORK/mp-link-down.log")" ||
-	bad mp-link-lost "no 'path $P3 lost' line"
-grep -q "multipath numa over 2 paths: $P3 [0-9]* I/Os (lost 1x[^)]*) \[not connected at the end: .*reconnecting[;,] [1-9][0-9]* attempt(s) failed (last: " "$WORK/mp-link-down.log" &&
-	ok "link down: the closing line says why path 1 was not back: $(grep -m1 -o 'reconnecting[;,] [0-9]* attempt(s) failed (last: [^)]*)' "$WORK/mp-link-down.log")" ||
-	bad mp-link-end "$(grep -m1 -o 'multipath numa.*' "$WORK/mp-link-down.log")"
+# The second device's link goes down while path 1 (on it) holds nothing: one verified write, then
+# 5 s of think time.  With nothing posted, no send fails and no command waits: only the device's
+# port event says the path is gone (the keep-alive thread sleeps on it), and the next I/O goes
+# to path 2 without an error.  (Soft-RoCE takes no new connection on a device whose link went
+# down under live queue pairs, so the path stays lost; the busy case, with the kernel's, is
+# nvmeof-compare --failover --fault link below, on a device of its own.)
+timeout -k 5 120 fio --output-format=json --output="$WORK/mp-link-idle.json" $MP2 --name=idle \
+	--rw=randwrite --bs=4k --size=4m --iodepth=1 --thinktime=5s --thinktime_blocks=1 --number_ios=3 \
+	--verify=crc32c --ctrl_loss_tmo=30s --reconnect_delay=300ms >"$WORK/mp-link-idle.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q ' 2 paths, mp_policy' "$WORK/mp-link-idle.log" 2>/dev/null && break; sleep 0.2; done
+sleep 1; ip link set "$TESTBED_NETDEV2" down
+sleep 1; ip link set "$TESTBED_NETDEV2" up
+wait $pid
+fio_judge mp-link-idle w $?
+grep -q "path $P3 lost: the link of $RDMA_DEV2 port [0-9]* is down" "$WORK/mp-link-idle.log" &&
+	ok "link down on an idle path: $(grep -m1 -o "path $P3 lost: [^;]*" "$WORK/mp-link-idle.log")" ||
+	bad mp-link-idle-why "want 'path $P3 lost: the link of $RDMA_DEV2 ...': $(grep -m1 -o "path $P3 lost: [^;]*\|lane failed.*" "$WORK/mp-link-idle.log")"
+grep -q "multipath numa over 2 paths: $P3 [0-9]* I/Os (lost 1x[^)]*) \[not connected at the end: the link of $RDMA_DEV2 .*\], $P1 [1-9][0-9]* I/Os" "$WORK/mp-link-idle.log" &&
+	ok "link down: the closing line says why path 1 was not back, path 2 took the I/O" ||
+	bad mp-link-idle-end "$(grep -m1 -o 'multipath numa.*' "$WORK/mp-link-idle.log")"
 rm "$PORT3/subsystems/$NQN"; rmdir "$PORT3"
 
 # ---- the same fault against the kernel's native multipath ------------------------------------
-# Port 1 removed 3 s into a verified job and back 3 s later, for the engine (mp_policy numa) and
-# for the kernel initiator (nvme-cli connects both ports; the namespace's multipath head, numa
-# iopolicy).  Both measured the same way: fio's per-I/O completion log, the longest time
-# without a completion from the fault on (the stall an application sees).
-stall() {   # LOG FAULT_MS: the longest gap between completions at or after FAULT_MS
-	python3 - "$1" "$2" <<'PY'
-import sys
-t = sorted(int(l.split(",")[0]) for l in open(sys.argv[1]) if l.strip())
-f = int(sys.argv[2])
-gaps = [b - a for a, b in zip(t, t[1:]) if b >= f]
-print(max(gaps) if gaps else -1)
+# tools/nvmeof-compare --failover: nvmeof-qualify's failover run (a verified 4 KiB 70/30 random
+# mix at QD16 over two paths, numa) for the engine and for the kernel initiator (nvme-cli
+# connects both; the namespace's multipath head, numa iopolicy), the fault 5 s in (after both
+# initiators' connects, also on a loaded host) and mended 3 s later.  Both measured the same
+# way: fio's per-I/O completion log, the longest time without a completion from the fault on
+# (the stall an application sees).  The checker recomputes every number from the raw files.
+# port: port 1 removed and re-created (qualify makes its own second port, 4421: the suite's is
+# taken away for the time).  link: qualify puts the first path on a Soft-RoCE device of its
+# own and sets its link down, then up (the path does not come back: see the idle case above).
+mp_compare() {   # FAULT: prints MPATH_COMPARE[_LINK] for docs/benchmarks.md
+	local fault=$1 cmp=$WORK/cmp-$1 rc crc e_stall e_rec k_stall npaths kstate kwhy tag=
+	[ "$fault" = port ] || tag=_$(echo "$fault" | tr a-z A-Z)
+	port2_off
+	TESTBED_OUT=$cmp timeout -k 10 400 python3 "$REPO/tools/nvmeof-compare" --failover --in-testbed --repeat 1 \
+		--fault "$fault" --size 16m --qd 16 --fault-at 5 --restore-at 8 --failover-runtime 12 --engine "$ENG" \
+		>"$cmp.log" 2>&1
+	rc=$?
+	port2_on
+	grep '^compare: failover .*: longest\|^compare: failover .*not run' "$cmp.log"
+	python3 "$REPO/tests/integration/compare_failover_check.py" "$cmp" --fault "$fault" >"$cmp-check.log" 2>&1
+	crc=$?
+	# ENGINE_STALL ENGINE_RECOVERY KERNEL_STALL KERNEL_PATHS run|skip [why the kernel was not run]
+	read -r e_stall e_rec k_stall npaths kstate kwhy < <(python3 - "$cmp" <<'PY' 2>/dev/null
+import json, sys
+runs = {r["initiator"]: r for r in map(json.loads, filter(str.strip, open(sys.argv[1] + "/runs.jsonl")))}
+skip = json.load(open(sys.argv[1] + "/plan.json")).get("skipped") or {}
+e, k = runs.get("engine", {}), runs.get("kernel", {})
+v = lambda x: -1 if x is None else x
+print(v(e.get("failover_ms")), v(e.get("recovery_ms")), v(k.get("failover_ms")), len(k.get("kernel_paths") or []),
+      "skip" if "kernel" in skip else "run", skip.get("kernel", ""))
 PY
+)
+	if [ "$rc" != 0 ] || [ "$crc" != 0 ] || [ -z "$kstate" ]; then
+		bad "mpath-compare-$fault" "nvmeof-compare --failover --fault $fault exited $rc, its check $crc: $(grep -m3 '^FAIL' "$cmp-check.log" | tr '\n' ' ')"
+		show_log "$cmp.log" 15
+		sed 's/^/    | check: /' "$cmp-check.log" | grep FAIL | head -5
+	elif [ "$kstate" = run ]; then
+		ok "failover ($fault fault): engine longest stall ${e_stall} ms (recovery ${e_rec} ms after the loss was declared); kernel multipath ($npaths paths) longest stall ${k_stall} ms"
+		echo "MPATH_COMPARE$tag engine_stall_ms=$e_stall engine_recovery_ms=$e_rec kernel_stall_ms=$k_stall kernel_paths=$npaths"
+	else
+		echo "SKIP kernel multipath comparison: $kwhy"
+		ok "failover ($fault fault): engine longest stall ${e_stall} ms (kernel not compared)"
+	fi
 }
-CMPJOB="--rw=randwrite --bs=4k --size=16m --iodepth=16 --verify=crc32c --verify_backlog=64
-	--time_based --runtime=10 --write_lat_log=LOG --log_avg_msec=0"
-cmp_run() {   # NAME FIO-ARGS...: fault at 3 s, back at 6 s; prints the stall
-	local name=$1 rc pid start
-	shift
-	start=$(now_ms)
-	timeout -k 5 120 fio --output-format=json --output="$WORK/$name.json" "$@" \
-		${CMPJOB//LOG/$WORK/$name} >"$WORK/$name.log" 2>&1 &
-	pid=$!
-	sleep 3; local fault=$(( $(now_ms) - start )); port_off
-	sleep 3; port_on
-	wait $pid; rc=$?
-	fio_judge "$name" w $rc
-	eng_stall=$(stall "$WORK/${name}_clat.1.log" "$fault")
-}
-cmp_run cmp-engine $MP --name=cmp --mp_policy=numa --ctrl_loss_tmo=30s --reconnect_delay=300ms \
-	--mp_stats="$WORK/cmp-engine.mp.json"
-e_stall=$eng_stall
-e_rec=$(python3 -c "import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r['events'][0]['recovery_ms'] if r['events'] else -1)" "$WORK/cmp-engine.mp.json" 2>/dev/null)
-modprobe nvme-rdma 2>/dev/null
-k_ok=0
-if command -v nvme >/dev/null && [ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)" = Y ]; then
-	nvme connect -t rdma -a "$TARGET_IP" -s "$TARGET_PORT" -n "$NQN" >/dev/null 2>&1 &&
-		nvme connect -t rdma -a "$TARGET_IP" -s 4421 -n "$NQN" >/dev/null 2>&1 && k_ok=1
-	for _ in $(seq 30); do kdev=$(for d in /sys/block/nvme*n*; do case ${d##*/} in nvme*c*n*) continue;; esac
-		[ "$(cat "$d/nsid" 2>/dev/null)" = 1 ] && [ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "$NQN" ] && echo "/dev/${d##*/}"; done | head -1)
-		[ -n "$kdev" ] && break; sleep 1; done
-fi
-if [ $k_ok = 1 ] && [ -n "$kdev" ]; then
-	# the multipath head's device is the subsystem: one nvmeN entry per controller (path)
-	npaths=$(ls -d /sys/block/${kdev#/dev/}/device/nvme[0-9]* 2>/dev/null | grep -cE '/nvme[0-9]+$')
-	[ "$npaths" = 2 ] || bad kernel-paths "the kernel's namespace has $npaths paths, want 2"
-	cmp_run cmp-kernel --ioengine=libaio --direct=1 --filename="$kdev" --name=cmp
-	k_stall=$eng_stall
-	nvme disconnect -n "$NQN" >/dev/null 2>&1
-	ok "failover, port removed for 3 s: engine longest stall ${e_stall} ms (recovery ${e_rec} ms after the loss was declared); kernel multipath ($npaths paths) longest stall ${k_stall} ms"
-	echo "MPATH_COMPARE engine_stall_ms=$e_stall engine_recovery_ms=$e_rec kernel_stall_ms=$k_stall kernel_paths=$npaths"
-else
-	nvme disconnect -n "$NQN" >/dev/null 2>&1
-	echo "SKIP kernel multipath comparison: nvme-cli or native multipath (nvme_core.multipath=Y) missing in the guest"
-	ok "failover, port removed for 3 s: engine longest stall ${e_stall} ms (kernel not compared)"
-fi
+mp_compare port
+mp_compare link
+# the engine's own words on the link fault: the path on the downed link lost, and at the end
+# still lost, saying why
+elog=$WORK/cmp-link/runs/engine-r1/fio/failover.log
+grep -q "path 10\.99\.[0-9]*\.1:$TARGET_PORT lost: " "$elog" &&
+	ok "link fault, engine: $(grep -m1 -o 'path 10\.99\.[0-9.]*:[0-9]* lost: [^;]*; [0-9]* I/O(s) moved' "$elog")" ||
+	bad mp-link-lost "no 'path ... lost' line in $elog"
+grep -q "multipath numa over 2 paths: 10\.99\.[0-9.]*:$TARGET_PORT [0-9]* I/Os (lost 1x[^)]*) \[not connected at the end: " "$elog" &&
+	ok "link fault, engine: the closing line says why path 1 was not back" ||
+	bad mp-link-end "$(grep -m1 -o 'multipath numa.*' "$elog")"
 
 # ---- both paths gone: the job ends with one line naming each -------------------------------
 t0=$(now_ms)
