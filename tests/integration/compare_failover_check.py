@@ -16,7 +16,7 @@ import statistics
 import sys
 
 FAULT_WORDS = {"port": "removed, then re-created", "ana": "inaccessible, then optimized",
-               "link": "set down, then up"}
+               "link": "set down for good"}
 fails = 0
 
 

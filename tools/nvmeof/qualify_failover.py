@@ -173,8 +173,9 @@ def testbed_setup(subnqn, fault, cfg=NVMET, net="/sys/class/net"):
     FAULT port: port 2 on port 1's address, 4421; port 1 removed, then re-created as it is now
     (every subsystem it has).  ana: the same ports; port 1's ANA group 1 made inaccessible,
     then optimized again.  link: a new dummy netdev tbfoN at 10.99.(10+N).1 with Soft-RoCE
-    device rxefoN and an nvmet port on it, first in the path list; its link set down, then up;
-    removed only as far as it goes at once (the port's subsystem link, in the background)."""
+    device rxefoN and an nvmet port on it, first in the path list; its link set down and left
+    down (restore_cmd None); removed only as far as it goes at once (the port's subsystem link,
+    in the background)."""
     p1 = "%s/ports/1" % cfg
     attrs = testbed_port_attrs(p1)
     nqns = sorted(os.listdir(p1 + "/subsystems"))
@@ -188,8 +189,11 @@ def testbed_setup(subnqn, fault, cfg=NVMET, net="/sys/class/net"):
                            "ip link set %s up" % nd, "rdma link add %s type rxe netdev %s" % (dev, nd),
                            "sleep 1", up2])
         down2 = "(rm %s) >/dev/null 2>&1 &" % sh_quote("%s/ports/%d/subsystems/%s" % (cfg, port, subnqn))
-        fault_cmd, restore = "ip link set %s down" % nd, "ip link set %s up" % nd
-        what = "the link of %s (Soft-RoCE %s, %s:%s) set down, then up" % (nd, dev, ip, attrs["addr_trsvcid"])
+        # left down: after a flap Soft-RoCE would not take the path back anyway, and a kernel
+        # reconnect attempt to the flapped device hangs in the CM for minutes (and with it any
+        # nvme disconnect), where one to a device that is down fails at once
+        fault_cmd, restore = "ip link set %s down" % nd, None
+        what = "the link of %s (Soft-RoCE %s, %s:%s) set down for good" % (nd, dev, ip, attrs["addr_trsvcid"])
         return {"port2_up": up2, "port2_down": down2, "fault_cmd": fault_cmd, "restore_cmd": restore,
                 "what": what, "paths": [(ip, attrs["addr_trsvcid"]), path1],
                 "host_traddr": [ip, attrs["addr_traddr"]], "ctrl_loss_tmo": LINK_CTRL_LOSS_TMO}
