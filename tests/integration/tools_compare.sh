@@ -19,8 +19,9 @@ if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then
 	VARS=$VARS,spdk COLS=$COLS,spdk,engine-poll@spdk-tgt,spdk@spdk-tgt
 else echo "note: no SPDK built (make spdk): no spdk rows"; fi
 # The engine named by a path relative to the working directory, as a user types it.
+# --engine-opt: delay_submit=1 (the engine's default) must reach every engine run's job and no other
 (cd "$REPO" && tools/nvmeof-compare --quick --initiators $VARS --runtime 2 --repeat 2 \
-	--size 16m --engine build/libfio_nvmeof.so --out "$OUT") > "$OUT/compare.out" 2>&1
+	--size 16m --engine build/libfio_nvmeof.so --engine-opt delay_submit=1 --out "$OUT") > "$OUT/compare.out" 2>&1
 rc=$?
 cat "$OUT/compare.out"
 case $rc in
@@ -193,6 +194,15 @@ if SV:
     check(0 <= log.find("SPDK's nvmf_tgt stopped while nvmet runs") < first_run,
           "nvmf_tgt was not stopped before the nvmet runs")
     check(os.path.exists(os.path.join(out, "runs", "prefill@spdk-tgt.json")), "no prefill of spdk-tgt's namespace")
+
+import glob
+jobs = {p: open(p).read().splitlines() for p in glob.glob(os.path.join(out, "runs", "*.fio"))}
+eng = [p for p, l in jobs.items() if any(x.startswith("ioengine=external:") for x in l)]
+check(eng and all("delay_submit=1" in jobs[p] for p in eng),
+      "--engine-opt delay_submit=1 missing from an engine job: %s" % [p for p in eng if "delay_submit=1" not in jobs[p]])
+check(not [p for p, l in jobs.items() if p not in eng and "delay_submit=1" in l], "--engine-opt in a non-engine job")
+check("Engine options on every engine run: `delay_submit=1`" in md, "report.md does not name the engine options")
+check(json.load(open(os.path.join(out, "plan.json"))).get("engine_opts") == ["delay_submit=1"], "plan.json engine_opts")
 
 for f in fails:
     print("FAIL " + f)

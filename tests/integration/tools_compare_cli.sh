@@ -132,5 +132,51 @@ accept fo-testbed '6 runs \(engine,kernel x 3, alternating\), 30 s each, fault a
 accept fo-real '2 runs \(kernel x 2.*--fault-cmd ssh t down.*target 192.0.2.1:4420,192.0.2.2:4420' \
 	"${FO_REAL[@]}" --destructive --fault-cmd 'ssh t down' --initiators kernel --repeat 2
 
+# --engine-opt: checked against the built engine's options and fio's own parser (fio
+# --parse-only with the engine loaded), before anything runs
+REAL_ENG=$REPO/build/libfio_nvmeof.so
+if [ -f "$REAL_ENG" ] && command -v fio >/dev/null; then
+	refuse eo-bad-value ': --engine-opt mp_policy=bogus: fio refuses it: fio: failed parsing mp_policy=bogus' \
+		--quick --engine "$REAL_ENG" --engine-opt mp_policy=bogus
+	refuse eo-range ': --engine-opt gpudirect=7: fio refuses it: .*out of range' \
+		--quick --engine "$REAL_ENG" --engine-opt gpudirect=7
+	refuse eo-unknown ': --engine-opt nosuch=1: nosuch is not an option of the engine' \
+		--quick --engine "$REAL_ENG" --engine-opt nosuch=1
+	refuse eo-fio-own ": --engine-opt bs=4k: bs is one of fio's own options" \
+		--quick --engine "$REAL_ENG" --engine-opt bs=4k
+	refuse eo-reserved ': --engine-opt completion=event: the tool sets completion itself' \
+		--quick --engine "$REAL_ENG" --engine-opt completion=event
+	refuse eo-twice ': --engine-opt gpudirect=1: gpudirect given twice' \
+		--quick --engine "$REAL_ENG" --engine-opt gpudirect=0 --engine-opt gpudirect=1
+	refuse eo-form ": --engine-opt 'nvmeof_mem': want KEY=VALUE" --quick --engine "$REAL_ENG" --engine-opt nvmeof_mem
+	refuse eo-no-engine ': --engine-opt: no engine initiator runs \(--initiators kernel-libaio\)' \
+		--quick --engine "$REAL_ENG" --initiators kernel-libaio --engine-opt nvmeof_mem=cuda
+	refuse fo-eo-reserved ': --engine-opt mp_policy=numa: the tool sets mp_policy itself \(--mp-policy\)' \
+		--failover --engine "$REAL_ENG" --engine-opt mp_policy=numa
+	refuse fo-eo-no-engine ': --engine-opt: no engine initiator runs \(--initiators kernel\)' \
+		--failover --engine "$REAL_ENG" --initiators kernel --engine-opt nvmeof_mem=cuda
+	accept eo-ok 'engine options nvmeof_mem=cuda gpudirect=0$' \
+		--quick --engine "$REAL_ENG" --engine-opt nvmeof_mem=cuda --engine-opt gpudirect=0
+	accept fo-eo-ok '; engine options nvmeof_mem=cuda$' --failover --engine "$REAL_ENG" --engine-opt nvmeof_mem=cuda
+else
+	echo "note: no built engine (make) or no fio: --engine-opt checks not run"
+fi
+# the job file of an engine run carries them; a kernel run's does not
+if out=$(python3 - "$REPO/tools" <<'PY' 2>&1
+import sys
+sys.path.insert(0, sys.argv[1])
+from nvmeof import compare_run
+row = {"name": "r", "rw": "randread", "bs": "4k", "iodepth": 1, "numjobs": 1}
+t = {"traddr": "192.0.2.1", "trsvcid": "4420", "subnqn": "nqn.x", "nsid": 1}
+ctx = {"engine": "/e.so", "target": t, "kernel_dev": "/dev/nvme0n1", "engine_opts": ["nvmeof_mem=cuda", "gpudirect=0"]}
+e = compare_run.job_text(row, "engine-poll", ctx, 2, "16m").splitlines()
+k = compare_run.job_text(row, "kernel-libaio", ctx, 2, "16m").splitlines()
+assert "nvmeof_mem=cuda" in e and "gpudirect=0" in e, e
+assert e.index("gpudirect=0") < e.index("[r]"), "not in [global]: %s" % e
+assert not any(l.startswith(("nvmeof_mem", "gpudirect")) for l in k), k
+print("engine job: nvmeof_mem=cuda, gpudirect=0 in [global]; kernel job: neither")
+PY
+); then ok "eo-jobfile: $out"; else bad eo-jobfile "$out"; fi
+
 echo "tools_compare_cli: $pass passed, $fail failed"
 [ $fail = 0 ]

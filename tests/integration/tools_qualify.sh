@@ -78,6 +78,12 @@ iops needs a workload|iops >= 5
 expected 'METRIC|iops randread >= 5
 workload randread qd16 is not measured|iops randread qd16 >= 5
 CASES
+usage_case "qualify --engine-opt, kernel initiator" '^nvmeof-qualify: --engine-opt is for --initiator engine' \
+	$LOCAL --engine-opt nvmeof_mem=cuda
+usage_case "qualify --engine-opt, a bad value" '^nvmeof-qualify: --engine-opt gpudirect=7: fio refuses it' \
+	--size 1M --engine-opt gpudirect=7
+usage_case "qualify --engine-opt, set by the tool" '^nvmeof-qualify: --engine-opt mp_stats=x: the tool sets mp_stats' \
+	--size 1M --engine-opt mp_stats=x
 usage_case "gates file missing" "^nvmeof-qualify: $W/none.gates: cannot read" $LOCAL --gates "$W/none.gates"
 usage_case "real target without --destructive" "refusing to run: .*namespace 1 of nqn.x at 10.0.0.1:4420; add --destructive" \
 	--traddr 10.0.0.1 --subnqn nqn.x --size 16M

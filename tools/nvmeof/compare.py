@@ -21,6 +21,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PROG = "nvmeof-compare"
 
 
+# what the tool sets in every engine job itself: --engine-opt may not name these
+ENGINE_OPTS_RESERVED = {
+    "traddr": "the target: --traddr", "trsvcid": "the target: --trsvcid", "subnqn": "the target: --subnqn",
+    "nsid": "the target: --nsid", "hostnqn": "--hostnqn", "completion": "the initiator variant (engine-poll, "
+    "engine-event, engine-hybrid)", "io_queues": "the -qauto variants", "stop_grace": "the tools' stop grace"}
+
+
 def die(msg, code=2):
     print("%s: %s" % (PROG, msg), file=sys.stderr)
     sys.exit(code)
@@ -44,6 +51,9 @@ def parser():
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="the engine .so")
     p.add_argument("--spdk-plugin", help="SPDK's fio plugin (spdk_nvme): adds the spdk initiator; "
                    "default: the one `make spdk` built, where it did")
+    p.add_argument("--engine-opt", action="append", metavar="KEY=VALUE",
+                   help="an option of the engine for every engine run (repeatable), e.g. nvmeof_mem=cuda; "
+                        "checked against the engine's options and fio's parser before anything runs")
     p.add_argument("--fio", default="fio", help="fio binary (fio on PATH)")
     p.add_argument("--fio-slack", type=int, default=60,
                    help="seconds a fio may take beyond --runtime before it is killed (60)")
@@ -162,6 +172,14 @@ def make_plan(a):
                 % ",".join(other))
     if any(cm.variant_kind(v) == "engine" for v in variants) and not os.path.isfile(a.engine):
         die("engine %s not found (run make, or --engine PATH)" % a.engine)
+    engine_opts = []
+    if a.engine_opt:
+        if not any(cm.variant_kind(v) == "engine" for v in variants):
+            die("--engine-opt: no engine initiator runs (--initiators %s)" % ",".join(variants))
+        try:
+            engine_opts = engineopts.parse_engine_opts(a.engine_opt, a.fio, a.engine, ENGINE_OPTS_RESERVED)
+        except engineopts.EngineOptError as e:
+            die(str(e))
     wr = [r["name"] for r in rows if cm.writes(r)]
     if real and wr and not a.destructive:
         die("refusing: %d row(s) write to %s nsid %d (%s%s); pass --destructive to allow writes to "
@@ -188,7 +206,8 @@ def make_plan(a):
     return {"rows": rows, "variants": variants, "initiators": initiators, "repeat": a.repeat,
             "runtime": a.runtime, "size": a.size, "target": targets[tnames[0]], "targets": targets,
             "target_order": tnames, "io_queues": io_queues,
-            "prefill": writes_allowed and not a.no_prefill, "hosts": hosts}
+            "prefill": writes_allowed and not a.no_prefill, "hosts": hosts,
+            "engine_opts": ["%s=%s" % kv for kv in engine_opts]}
 
 
 def forward_args(argv):
@@ -308,7 +327,8 @@ def main(argv=None):
             PROG, len(plan["rows"]), len(plan["variants"]), ",".join(plan["variants"]), plan["repeat"],
             plan["runtime"], "testbed (%s)" % ",".join(plan["target_order"]) if plan["target"]["testbed"]
             else plan["target"]["traddr"])
-              + ("; fio servers %s" % ",".join(plan["hosts"]) if plan["hosts"] else ""))
+              + ("; fio servers %s" % ",".join(plan["hosts"]) if plan["hosts"] else "")
+              + ("; engine options %s" % " ".join(plan["engine_opts"]) if plan["engine_opts"] else ""))
         for r in plan["rows"]:
             print("  %s: rw=%s bs=%s iodepth=%d numjobs=%d%s" % (
                 r["name"], r["rw"], r["bs"], r["iodepth"], r["numjobs"],

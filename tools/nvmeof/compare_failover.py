@@ -115,6 +115,8 @@ def check(a):
     if not want:
         die("--initiators names no initiator")
     a.fo_initiators = [x for x in INITIATORS if x in want]
+    if a.engine_opt and "engine" not in a.fo_initiators:
+        die("--engine-opt: no engine initiator runs (--initiators %s)" % ",".join(a.fo_initiators))
     a.fo_chosen = bool(a.initiators)
     real = any(x is not None for x in (a.traddr, a.subnqn, a.nsid))
     if real and not (a.traddr and a.subnqn and a.nsid):
@@ -155,6 +157,9 @@ def qualify_args(a, initiator):
          "--engine", a.engine, "--fio", a.fio]
     if a.hostnqn:
         q += ["--hostnqn", a.hostnqn]
+    if initiator == "engine":
+        for x in a.engine_opt or []:
+            q += ["--engine-opt", x]
     if a.fo_real:
         q += ["--traddr", a.traddr, "--trsvcid", str(a.trsvcid), "--subnqn", a.subnqn, "--nsid", str(a.nsid),
               "--destructive", "--fault-cmd", a.fault_cmd]
@@ -191,7 +196,7 @@ def plan_of(a):
                         "nsid": a.nsid, "hostnqn": a.hostnqn} if a.fo_real else
                        {"testbed": True, "subnqn": os.environ.get("NQN"), "traddr": os.environ.get("TARGET_IP"),
                         "trsvcid": os.environ.get("TARGET_PORT"), "nsid": 1}),
-            "engine": a.engine, "fio": a.fio}
+            "engine": a.engine, "engine_opts": a.engine_opt or [], "fio": a.fio}
 
 
 def fault_text(plan):
@@ -211,7 +216,8 @@ def main(a):
               "%s, qd %d, mp-policy %s; target %s" % (
                   PROG, nruns, ",".join(a.fo_initiators), a.repeat, a.failover_runtime, a.fault_at, a.restore_at,
                   "--fault-cmd " + a.fault_cmd if a.fo_real else "testbed fault " + a.fault, a.size, a.qd,
-                  a.mp_policy, a.traddr if a.fo_real else "testbed"))
+                  a.mp_policy, a.traddr if a.fo_real else "testbed")
+              + ("; engine options %s" % " ".join(a.engine_opt) if a.engine_opt else ""))
         return 0
     if a.in_testbed:
         out = os.environ.get("TESTBED_OUT") or die("--in-testbed outside the testbed")
@@ -243,7 +249,8 @@ def boot(a, out, nruns):
              "--repeat", str(a.repeat), "--size", a.size,
              "--qd", str(a.qd), "--fault", a.fault, "--fault-at", str(a.fault_at), "--restore-at", str(a.restore_at),
              "--failover-runtime", str(a.failover_runtime), "--mp-policy", a.mp_policy,
-             "--engine", a.engine, "--fio", a.fio] + (["--hostnqn", a.hostnqn] if a.hostnqn else [])
+             "--engine", a.engine, "--fio", a.fio] + (["--hostnqn", a.hostnqn] if a.hostnqn else []) + \
+        [x for o in a.engine_opt or [] for x in ("--engine-opt", o)]
     if a.initiators:            # as given: a named initiator that cannot run is a failure, a default one a note
         guest += ["--initiators", a.initiators]
     # verify needs storage that keeps what was written: a file-backed namespace

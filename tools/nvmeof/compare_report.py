@@ -241,7 +241,9 @@ def markdown(plan, base, cells, made):
     L = ["# nvmeof-compare report", "",
          "%s Matrix: %d rows x %d columns (initiator against target) x %d repeats, %d s per "
          "run, region %s." % (_target_line(plan), len(plan["rows"]), len(plan["variants"]), plan["repeat"],
-                              plan["runtime"], plan["size"]), "",
+                              plan["runtime"], plan["size"]) +
+         (" Engine options on every engine run: `%s`." % " ".join(plan["engine_opts"])
+          if plan.get("engine_opts") else ""), "",
          "Every number is the median over the repeats that succeeded (each column on its own). "
          "Latencies are fio's total latency (lat_ns) percentiles in microseconds; usr+sys is fio's "
          "CPU percentage; CPU us/IO is the whole machine's non-idle CPU time over fio's I/O loop "

@@ -272,6 +272,7 @@ def job_text(row, variant, ctx, runtime, size):
         if ctx.get("stop_grace"):
             # a 1 MiB numjobs 4 row has multi-second tails after the stop (engineopts)
             g.append("stop_grace=%d" % STOP_GRACE_MS)
+        g += ctx.get("engine_opts") or []      # --engine-opt, checked by the plan
     elif kind == "kernel":
         g += ["ioengine=%s" % variant.split("-", 1)[1], "filename=%s" % ctx["kernel_dev"], "direct=1"]
     elif kind == "spdk":
@@ -399,7 +400,7 @@ def execute(plan, out, args):
     kernel = KernelInitiator(target)
     unavailable = {}
     failed = 0
-    ctx = {"engine": args.engine, "target": target, "kernel_dev": None,
+    ctx = {"engine": args.engine, "target": target, "kernel_dev": None, "engine_opts": plan.get("engine_opts"),
            "stop_grace": any(cm.variant_kind(v) == "engine" for v in variants)
            and engine_has_option(fio, args.engine, "stop_grace")}
     hosts = plan.get("hosts")

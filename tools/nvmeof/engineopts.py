@@ -28,3 +28,55 @@ def engine_has_option(fio, engine, name):
             return (name.encode() + b"\0") in f.read()
     except OSError:
         return False
+
+
+class EngineOptError(Exception):
+    pass
+
+
+def is_fio_option(fio, key):
+    """fio's own option (or alias), which fio --cmdhelp describes; an engine's it does not know."""
+    try:
+        p = subprocess.run([fio, "--cmdhelp=%s" % key], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return p.returncode == 0 and "No such command" not in p.stdout + p.stderr and \
+        re.search(r"^\s*%s\s*:|alias:\s*%s\b" % (re.escape(key), re.escape(key)), p.stdout, re.M) is not None
+
+
+def parse_engine_opts(specs, fio, engine, reserved):
+    """--engine-opt KEY=VALUE (repeatable) as [(key, value)], checked before anything runs: KEY
+    must be an option of this engine (not one of fio's own, and not one of RESERVED, which the
+    tool sets itself), and fio must accept the value (fio --parse-only with the engine loaded:
+    its own option parser and the engine's ranges and choices).  EngineOptError: one line."""
+    out = []
+    for spec in specs or []:
+        key, sep, val = spec.partition("=")
+        key = key.strip().lstrip("-")
+        if not sep or not key or not val:
+            raise EngineOptError("--engine-opt %r: want KEY=VALUE (an option of the engine, e.g. "
+                                 "nvmeof_mem=cuda)" % spec)
+        if key in reserved:
+            raise EngineOptError("--engine-opt %s: the tool sets %s itself (%s)" % (spec, key, reserved[key]))
+        if any(k == key for k, _ in out):
+            raise EngineOptError("--engine-opt %s: %s given twice" % (spec, key))
+        if is_fio_option(fio, key):
+            raise EngineOptError("--engine-opt %s: %s is one of fio's own options, not the engine's (the "
+                                 "tool sets the job itself)" % (spec, key))
+        if not engine_has_option(fio, engine, key):
+            raise EngineOptError("--engine-opt %s: %s is not an option of the engine %s" % (spec, key, engine))
+        out.append((key, val))
+    if not out:
+        return out
+    argv = [fio, "--parse-only", "--name=engine-opt-check", "--ioengine=external:%s" % engine,
+            "--filename=/dev/null", "--traddr=192.0.2.1", "--subnqn=nqn.2014-08.org.example:check"]
+    argv += ["--%s=%s" % kv for kv in out]
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise EngineOptError("--engine-opt: cannot run %s --parse-only to check the values: %s" % (fio, e))
+    if p.returncode != 0:
+        text = " ".join((p.stderr + " " + p.stdout).split())
+        raise EngineOptError("--engine-opt %s: fio refuses it: %s" % (
+            " ".join("%s=%s" % kv for kv in out), text[:300] or "exit %d" % p.returncode))
+    return out

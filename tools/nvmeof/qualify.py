@@ -18,7 +18,7 @@ import time
 import uuid
 
 from . import clientserver, fiojson, gnuplot, qualify_failover, qualify_gates, qualify_steady
-from .engineopts import STOP_GRACE_MS, engine_has_option
+from .engineopts import STOP_GRACE_MS, EngineOptError, engine_has_option, parse_engine_opts
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS)
@@ -32,6 +32,14 @@ SEQ_BS = "128k"
 FAILOVER_CTRL_LOSS_TMO = 600     # s: the kernel's default; a path comes back when the target does
 FAILOVER_RECONNECT_DELAY = 1     # s: both initiators try a lost path again every second
 RAND_BS = "4k"
+
+
+# what the tool sets in the engine's runs itself: --engine-opt may not name these
+ENGINE_OPTS_RESERVED = {
+    "traddr": "the paths: --traddr", "trsvcid": "--trsvcid", "subnqn": "--subnqn", "nsid": "--nsid",
+    "hostnqn": "--hostnqn", "host_traddr": "the testbed's paths", "stop_grace": "the tools' stop grace",
+    "mp_policy": "--mp-policy", "mp_stats": "the failover run's record", "ctrl_loss_tmo": "the failover run",
+    "reconnect_delay": "the failover run"}
 
 
 class Usage(Exception):
@@ -94,6 +102,9 @@ def build_parser():
     p.add_argument("--gates", help="gates file (default: errors == 0, verify_failures == 0 only)")
     p.add_argument("--out", default="qualify-out", help="output directory (default ./qualify-out)")
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="engine .so")
+    p.add_argument("--engine-opt", action="append", metavar="KEY=VALUE",
+                   help="an option of the engine for every run (repeatable), e.g. nvmeof_mem=cuda; checked "
+                        "against the engine's options and fio's parser before anything runs")
     p.add_argument("--fio", default="fio", help="fio binary (default fio)")
     p.add_argument("--verify-pause-cmd",
                    help="shell command run between the verify pass's writes and its read-back "
@@ -166,6 +177,14 @@ def check_args(a):
     check_failover_args(a)
     if a.initiator == "engine" and not os.path.exists(a.engine):
         raise Usage("engine %s not found (run make)" % a.engine)
+    a.engine_opts = []
+    if a.engine_opt:
+        if a.initiator != "engine":
+            raise Usage("--engine-opt is for --initiator engine")
+        try:
+            a.engine_opts = parse_engine_opts(a.engine_opt, a.fio, a.engine, ENGINE_OPTS_RESERVED)
+        except EngineOptError as e:
+            raise Usage(str(e))
 
 
 def check_failover_args(a):
@@ -268,7 +287,7 @@ class Runner:
                 args.append("--host_traddr=" + ",".join(a.host_traddrs))
             if self.stop_grace:
                 args.append("--stop_grace=%d" % STOP_GRACE_MS)
-            return args
+            return args + ["--%s=%s" % kv for kv in a.engine_opts]
         direct = 1 if os.path.exists(self.dev) and not os.path.isfile(self.dev) else 0
         return ["--ioengine=libaio", "--direct=%d" % direct, "--filename=" + self.dev]
 
@@ -686,7 +705,8 @@ def build_report(a, r, workloads, gates):
         "tool": "nvmeof-qualify", "verdict": verdict,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "target": target_desc(a), "initiator": a.initiator, "hosts": a.host_list,
-        "settings": {"size": a.size_bytes, "precondition": a.precondition, "rounds_max": a.rounds_max,
+        "settings": {"engine_opts": ["%s=%s" % kv for kv in a.engine_opts],
+                     "size": a.size_bytes, "precondition": a.precondition, "rounds_max": a.rounds_max,
                      "round_time_s": a.round_time, "runtime_s": a.runtime, "qd": a.qd, "seq_qd": a.seq_qd,
                      "workloads": a.wl, "gates_file": a.gates,
                      "failover": {"fault": a.fault_desc, "fault_at_s": a.fault_at, "restore_at_s": a.restore_at,
@@ -818,8 +838,9 @@ def write_report(out, rep):
     if t.get("testbed"):
         tdesc += " (built-in testbed)"
     s = rep["settings"]
-    L += ["- target: %s" % tdesc, "- initiator: %s%s" % (rep["initiator"], " on the fio servers %s" % ", ".join(
-              rep["hosts"]) if rep.get("hosts") else ""),
+    L += ["- target: %s" % tdesc, "- initiator: %s%s%s" % (rep["initiator"], " on the fio servers %s" % ", ".join(
+              rep["hosts"]) if rep.get("hosts") else "", "; engine options: `%s`" % " ".join(s["engine_opts"])
+              if s.get("engine_opts") else ""),
           "- working set: %s; precondition: %s; rounds: up to %d of %d s; sequential/QD1 runs: %d s; "
           "QD %d random, %d sequential" % (human(s["size"]), s["precondition"], s["rounds_max"], s["round_time_s"],
                                            s["runtime_s"], s["qd"], s["seq_qd"]),
@@ -1043,6 +1064,8 @@ def run_testbed(a, argv):
         gargs += ["--nsid", str(a.nsid)]
     if a.verify_pause_cmd:
         gargs += ["--verify-pause-cmd", a.verify_pause_cmd]
+    for x in a.engine_opt or []:
+        gargs += ["--engine-opt", x]
     if "failover" in a.wl:
         gargs += ["--fault", a.fault, "--fault-at", str(a.fault_at), "--restore-at", str(a.restore_at),
                   "--failover-runtime", str(a.failover_runtime), "--mp-policy", a.mp_policy]
