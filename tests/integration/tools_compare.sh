@@ -203,6 +203,16 @@ check(eng and all("delay_submit=1" in jobs[p] for p in eng),
 check(not [p for p, l in jobs.items() if p not in eng and "delay_submit=1" in l], "--engine-opt in a non-engine job")
 check("Engine options on every engine run: `delay_submit=1`" in md, "report.md does not name the engine options")
 check(json.load(open(os.path.join(out, "plan.json"))).get("engine_opts") == ["delay_submit=1"], "plan.json engine_opts")
+# the data path each engine run took, from its own log's start lines (host memory here)
+for r in map(json.loads, open(os.path.join(out, "runs.jsonl"))):
+    if r["variant"].startswith("engine"):
+        lines = [l for l in open(os.path.join(out, "runs", r["id"] + ".log"), errors="replace")
+                 if l.startswith("nvmeof: ") and "cntlid" in l and "the target may RDMA-" in l]
+        check(lines and r.get("data_path") == ["host"] and len(r.get("buffers", [])) == len(lines),
+              "%s: data_path %s, %d buffer record(s) for %d start line(s)" % (
+                  r["id"], r.get("data_path"), len(r.get("buffers", [])), len(lines)))
+for v in [v for v in VARS if v.startswith("engine")]:
+    check("- %s: host" % v in md, "report.md's data path section lacks %s: host" % v)
 
 for f in fails:
     print("FAIL " + f)

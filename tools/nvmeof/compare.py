@@ -251,22 +251,7 @@ def run_testbed(a, plan, out, argv):
     print("%s: %d runs of %d s (%d rows x %d initiators x %d repeats) in the testbed; worst case %d s; "
           "console log %s" % (PROG, nruns, a.runtime, len(plan["rows"]), len(plan["variants"]),
                               plan["repeat"], cmd_timeout, logp), flush=True)
-    with open(logp, "w") as logf:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             errors="replace", stdin=subprocess.DEVNULL)
-        try:
-            for line in p.stdout:
-                logf.write(line)
-                logf.flush()
-                s = line.rstrip("\n")
-                if s.startswith(("compare:", "testbed:", PROG)):
-                    print(s, flush=True)
-            rc = p.wait()
-        except KeyboardInterrupt:
-            p.terminate()             # testbed.sh's trap kills qemu
-            p.wait()
-            raise
-    return rc
+    return compare_run.run_streamed(cmd, logp, lambda s: s.startswith(("compare:", "testbed:", PROG)))
 
 
 def report(out):

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from . import qualify, qualify_failover
+from . import compare_run, qualify, qualify_failover
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS)
@@ -259,21 +259,8 @@ def boot(a, out, nruns):
     logp = os.path.join(out, "testbed.log")
     print("%s: failover: %d runs of %d s (%s x %d) in the testbed, fault %s; worst case %d s; console log %s" % (
         PROG, nruns, a.failover_runtime, ",".join(a.fo_initiators), a.repeat, a.fault, cmd_timeout, logp), flush=True)
-    with open(logp, "w") as logf:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             errors="replace", stdin=subprocess.DEVNULL)
-        try:
-            for line in p.stdout:
-                logf.write(line)
-                logf.flush()
-                s = line.rstrip("\n")
-                if s.startswith(("compare:", "testbed:", PROG)) or (s.startswith("qualify:") and "STOP" in s):
-                    print(s, flush=True)
-            return p.wait()
-        except KeyboardInterrupt:
-            p.terminate()             # testbed.sh's trap kills qemu
-            p.wait()
-            raise
+    return compare_run.run_streamed(cmd, logp, lambda s: s.startswith(("compare:", "testbed:", PROG)) or (
+        s.startswith("qualify:") and "STOP" in s))
 
 
 def qualify_size(s):
@@ -298,11 +285,7 @@ def kernel_missing():
         subprocess.run(["modprobe", "nvme-rdma"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         pass                    # not root, or no modprobe: nvme_core may be loaded anyway
-    try:
-        with open("/sys/module/nvme_core/parameters/multipath") as f:
-            mp = f.read().strip()
-    except OSError:
-        mp = "absent"
+    mp = qualify.kernel_multipath()
     if mp != "Y":
         return "the kernel's native NVMe multipath is off (nvme_core multipath: %s)" % mp
     return None

@@ -86,6 +86,8 @@ def aggregate(out):
             for r in rs:
                 p = {"rep": r["rep"], "status": r["status"], "json": r.get("json"), "note": r.get("note", ""),
                      "counters": r.get("counters", {})}
+                if "data_path" in r:
+                    p["data_path"] = r["data_path"]
                 if "metrics" in r:
                     p.update(run_numbers(r, clk))
                 if "hosts" in r:
@@ -299,6 +301,17 @@ def markdown(plan, base, cells, made):
         L += ["", "Failed runs:", ""]
         L += ["- %s / %s: %d of %d failed: %s" % (c["row"], c["variant"], c["failed"], c["runs"], c["note"])
               for c in bad]
+    dp = {}
+    for c in cells:
+        for p in c["per_run"]:
+            if "data_path" in p:
+                seen = dp.setdefault(c["variant"], [])
+                seen += [x for x in p["data_path"] or ["no start line"] if x not in seen]
+    if dp:
+        L += ["", "## Data path", "",
+              "The buffers each engine column's runs had, from the engine's own start lines (host memory, "
+              "GPUDirect via dma-buf or peermem in benchmark or data mode, or staged), every run of the column:", ""]
+        L += ["- %s: %s" % (v, ", ".join(x)) for v, x in dp.items()]
     cnt = [c for c in cells if any(c["counters"].values())]
     L += ["", "## RDMA counters", "",
           "Retransmission-type counters of the RDMA device (initiator and target together when they "

@@ -21,6 +21,7 @@ import time
 
 from . import clientserver
 from . import compare_matrix as cm
+from . import datapath
 from . import fiojson
 from .engineopts import STOP_GRACE_MS, engine_has_option
 
@@ -293,6 +294,26 @@ def job_text(row, variant, ctx, runtime, size):
     return "\n".join(g + [""] + j) + "\n"
 
 
+def run_streamed(cmd, logp, show):
+    """Run CMD (the testbed) with its output to LOGP, printing the lines SHOW(line) wants as they
+    come; its exit status.  Ctrl-C stops it (testbed.sh's trap kills qemu) and goes on."""
+    with open(logp, "w") as logf:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", stdin=subprocess.DEVNULL)
+        try:
+            for line in p.stdout:
+                logf.write(line)
+                logf.flush()
+                s = line.rstrip("\n")
+                if show(s):
+                    print(s, flush=True)
+            return p.wait()
+        except KeyboardInterrupt:
+            p.terminate()
+            p.wait()
+            raise
+
+
 def run_fio(fio, text, base, timeout, env=None, cwd=None, hosts=None):
     """The one place a fio runs: TEXT is written to BASE.fio, fio writes its JSON to BASE.json
     and its other output to BASE.log.  Killed (its process group) after TIMEOUT seconds (rc 124)
@@ -375,6 +396,13 @@ def summarize(rec, base, hosts=None):
         rec["note"] = (rec.get("note", "") + "; " if rec.get("note") else "") + "no usable fio JSON: %s" % str(e).replace(os.path.dirname(base) + "/", "")
         return rec
     rec["metrics"] = m
+    if cm.variant_kind(rec.get("variant", "")) == "engine":
+        # the buffers each job's start line says it had: the data path the run really took
+        try:
+            with open(base + ".log", errors="replace") as f:
+                rec["data_path"], rec["buffers"] = datapath.summary(f.read())
+        except OSError:
+            rec["data_path"], rec["buffers"] = [], []
     if rec["rc"] != 0 or m["error"] or any(h["error"] for h in rec.get("hosts", {}).values()):
         rec["status"] = "fail"
     elif not m["ios"]:

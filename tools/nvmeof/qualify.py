@@ -948,6 +948,15 @@ def find_ns(nqn, nsid):
     return None
 
 
+def kernel_multipath():
+    """nvme_core's multipath parameter: Y when the kernel makes one namespace of several paths."""
+    try:
+        with open("/sys/module/nvme_core/parameters/multipath") as f:
+            return f.read().strip()
+    except OSError:
+        return "absent"
+
+
 def kernel_connect(a, ctrls):
     """nvme connect to every path (--traddr's list: the kernel's native multipath makes one
     namespace of them); the controllers made are appended to CTRLS as they come (the caller
@@ -966,11 +975,7 @@ def kernel_connect(a, ctrls):
     paths = a.paths or [(a.traddr, str(a.trsvcid))]
     host = ["--hostnqn=" + a.hostnqn] if a.hostnqn else []
     if len(paths) > 1:
-        try:
-            with open("/sys/module/nvme_core/parameters/multipath") as f:
-                mp = f.read().strip()
-        except OSError:
-            mp = "absent"
+        mp = kernel_multipath()
         if mp != "Y":
             raise RuntimeError("%d paths, but the kernel's native NVMe multipath is off (nvme_core multipath: %s): "
                                "each path would be a device of its own" % (len(paths), mp))
