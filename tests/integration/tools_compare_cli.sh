@@ -150,7 +150,7 @@ if [ -f "$REAL_ENG" ] && command -v fio >/dev/null; then
 		--quick --engine "$REAL_ENG" --engine-opt gpudirect=0 --engine-opt gpudirect=1
 	refuse eo-form ": --engine-opt 'nvmeof_mem': want KEY=VALUE" --quick --engine "$REAL_ENG" --engine-opt nvmeof_mem
 	refuse eo-no-engine ': --engine-opt: no engine initiator runs \(--initiators kernel-libaio\)' \
-		--quick --engine "$REAL_ENG" --initiators kernel-libaio --engine-opt nvmeof_mem=cuda
+		--quick --engine "$REAL_ENG" --targets nvmet --initiators kernel-libaio --engine-opt nvmeof_mem=cuda
 	refuse fo-eo-reserved ': --engine-opt mp_policy=numa: the tool sets mp_policy itself \(--mp-policy\)' \
 		--failover --engine "$REAL_ENG" --engine-opt mp_policy=numa
 	refuse fo-eo-no-engine ': --engine-opt: no engine initiator runs \(--initiators kernel\)' \
