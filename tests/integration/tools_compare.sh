@@ -14,14 +14,17 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
 OUT=$(mktemp -d "$REPO/build/compare-test.XXXXXX") || exit 1
-VARS=engine-poll,kernel-libaio COLS=engine-poll,kernel-libaio
+# engine-poll-gpu: the engine with GPU memory (GPUDirect) through the stand-in CUDA driver, which
+# proves the tool's logic (the variant's job, its data path, its ratios to host memory), not a GPU
+VARS=engine-poll,engine-poll-gpu,kernel-libaio COLS=engine-poll,engine-poll-gpu,kernel-libaio
 if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then
-	VARS=$VARS,spdk COLS=$COLS,spdk,engine-poll@spdk-tgt,spdk@spdk-tgt
+	VARS=$VARS,spdk COLS=$COLS,spdk,engine-poll@spdk-tgt,engine-poll-gpu@spdk-tgt,spdk@spdk-tgt
 else echo "note: no SPDK built (make spdk): no spdk rows"; fi
 # The engine named by a path relative to the working directory, as a user types it.
 # --engine-opt: delay_submit=1 (the engine's default) must reach every engine run's job and no other
 (cd "$REPO" && tools/nvmeof-compare --quick --initiators $VARS --runtime 2 --repeat 2 \
-	--size 16m --engine build/libfio_nvmeof.so --engine-opt delay_submit=1 --out "$OUT") > "$OUT/compare.out" 2>&1
+	--size 16m --engine build/libfio_nvmeof.so --engine-opt delay_submit=1 --cuda-device 0 \
+	--cuda-lib build/cuda-standin --out "$OUT") > "$OUT/compare.out" 2>&1
 rc=$?
 cat "$OUT/compare.out"
 case $rc in
@@ -208,11 +211,27 @@ for r in map(json.loads, open(os.path.join(out, "runs.jsonl"))):
     if r["variant"].startswith("engine"):
         lines = [l for l in open(os.path.join(out, "runs", r["id"] + ".log"), errors="replace")
                  if l.startswith("nvmeof: ") and "cntlid" in l and "the target may RDMA-" in l]
-        check(lines and r.get("data_path") == ["host"] and len(r.get("buffers", [])) == len(lines),
+        want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in r["variant"] else "host"
+        check(lines and len(r.get("data_path") or []) == 1 and re.fullmatch(want, r["data_path"][0])
+              and len(r.get("buffers", [])) == len(lines),
               "%s: data_path %s, %d buffer record(s) for %d start line(s)" % (
                   r["id"], r.get("data_path"), len(r.get("buffers", [])), len(lines)))
 for v in [v for v in VARS if v.startswith("engine")]:
-    check("- %s: host" % v in md, "report.md's data path section lacks %s: host" % v)
+    want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in v else "host"
+    check(re.search(r"^- %s: %s$" % (re.escape(v), want), md, re.M), "report.md's data path section: %s not %s" % (v, want))
+# the GPU memory column's job, and its ratios to the same engine column with host memory
+for p, l in jobs.items():
+    if ".engine-poll-gpu." in p:
+        check(all(x in l for x in ("nvmeof_mem=cuda", "gpudirect=1", "cuda_device=0")), "%s: %s" % (p, l))
+for row in ROWS:
+    g, h = expect[(row, "engine-poll-gpu")], expect[(row, "engine-poll")]
+    c = cells[(row, "engine-poll-gpu")]
+    for k in ("iops", "lat_p99_us", "cpu_us_per_io"):
+        want = None if g[k] is None or not h[k] else g[k] / h[k]
+        check(close(c.get("ratio_host", {}).get(k), want), "%s engine-poll-gpu ratio_host %s: %r, expected %r" % (
+            row, k, c.get("ratio_host", {}).get(k), want))
+    want = "| engine-poll-gpu | %s | engine-poll | %.2f |" % (row, g["iops"] / h["iops"])
+    check(want in md, "report.md's GPU section lacks %r" % want)
 
 for f in fails:
     print("FAIL " + f)

@@ -138,16 +138,16 @@ REAL_ENG=$REPO/build/libfio_nvmeof.so
 if [ -f "$REAL_ENG" ] && command -v fio >/dev/null; then
 	refuse eo-bad-value ': --engine-opt mp_policy=bogus: fio refuses it: fio: failed parsing mp_policy=bogus' \
 		--quick --engine "$REAL_ENG" --engine-opt mp_policy=bogus
-	refuse eo-range ': --engine-opt gpudirect=7: fio refuses it: .*out of range' \
-		--quick --engine "$REAL_ENG" --engine-opt gpudirect=7
+	refuse eo-range ': --engine-opt delay_submit=7: fio refuses it: .*out of range' \
+		--quick --engine "$REAL_ENG" --engine-opt delay_submit=7
 	refuse eo-unknown ': --engine-opt nosuch=1: nosuch is not an option of the engine' \
 		--quick --engine "$REAL_ENG" --engine-opt nosuch=1
 	refuse eo-fio-own ": --engine-opt bs=4k: bs is one of fio's own options" \
 		--quick --engine "$REAL_ENG" --engine-opt bs=4k
 	refuse eo-reserved ': --engine-opt completion=event: the tool sets completion itself' \
 		--quick --engine "$REAL_ENG" --engine-opt completion=event
-	refuse eo-twice ': --engine-opt gpudirect=1: gpudirect given twice' \
-		--quick --engine "$REAL_ENG" --engine-opt gpudirect=0 --engine-opt gpudirect=1
+	refuse eo-twice ': --engine-opt delay_submit=1: delay_submit given twice' \
+		--quick --engine "$REAL_ENG" --engine-opt delay_submit=0 --engine-opt delay_submit=1
 	refuse eo-form ": --engine-opt 'nvmeof_mem': want KEY=VALUE" --quick --engine "$REAL_ENG" --engine-opt nvmeof_mem
 	refuse eo-no-engine ': --engine-opt: no engine initiator runs \(--initiators kernel-libaio\)' \
 		--quick --engine "$REAL_ENG" --targets nvmet --initiators kernel-libaio --engine-opt nvmeof_mem=cuda
@@ -155,8 +155,24 @@ if [ -f "$REAL_ENG" ] && command -v fio >/dev/null; then
 		--failover --engine "$REAL_ENG" --engine-opt mp_policy=numa
 	refuse fo-eo-no-engine ': --engine-opt: no engine initiator runs \(--initiators kernel\)' \
 		--failover --engine "$REAL_ENG" --initiators kernel --engine-opt nvmeof_mem=cuda
-	accept eo-ok 'engine options nvmeof_mem=cuda gpudirect=0$' \
-		--quick --engine "$REAL_ENG" --engine-opt nvmeof_mem=cuda --engine-opt gpudirect=0
+	refuse gpu-no-device ': initiator engine-poll-gpu runs the engine with GPU memory: give --cuda-device' \
+		--quick --engine "$REAL_ENG" --targets nvmet --initiators engine-poll-gpu
+	refuse gpu-bad-device ": --cuda-device x: fio refuses it: nvmeof: cuda_device 'x'" \
+		--quick --engine "$REAL_ENG" --cuda-device x
+	refuse gpu-lib-missing ': --cuda-lib /nonexistent: no libcuda.so.1 there' \
+		--quick --engine "$REAL_ENG" --cuda-device 0 --cuda-lib /nonexistent
+	refuse gpu-lib-alone ': --cuda-lib is for the GPU memory variants: give --cuda-device too' \
+		--quick --engine "$REAL_ENG" --cuda-lib /tmp
+	refuse gpu-unused ': --cuda-device: no GPU memory initiator runs' \
+		--quick --engine "$REAL_ENG" --targets nvmet --cuda-device 0 --initiators engine-poll
+	refuse gpu-eo-reserved ': --engine-opt gpudirect=0: the tool sets gpudirect itself' \
+		--quick --engine "$REAL_ENG" --engine-opt gpudirect=0
+	accept gpu-default 'engine-poll-gpu,engine-event-gpu,engine-hybrid-gpu,engine-poll-staged,engine-event-staged,engine-hybrid-staged,kernel-libaio.*GPU memory on CUDA device 0,1$' \
+		--quick --engine "$REAL_ENG" --targets nvmet --cuda-device 0,1
+	accept gpu-by-name '1 initiators \(engine-event-qauto-staged\)' \
+		--quick --engine "$REAL_ENG" --targets nvmet --cuda-device 0 --initiators engine-event-qauto-staged
+	accept eo-ok 'engine options gpu_reg=auto$' \
+		--quick --engine "$REAL_ENG" --engine-opt gpu_reg=auto
 	accept fo-eo-ok '; engine options nvmeof_mem=cuda$' --failover --engine "$REAL_ENG" --engine-opt nvmeof_mem=cuda
 else
 	echo "note: no built engine (make) or no fio: --engine-opt checks not run"
@@ -174,7 +190,14 @@ k = compare_run.job_text(row, "kernel-libaio", ctx, 2, "16m").splitlines()
 assert "nvmeof_mem=cuda" in e and "gpudirect=0" in e, e
 assert e.index("gpudirect=0") < e.index("[r]"), "not in [global]: %s" % e
 assert not any(l.startswith(("nvmeof_mem", "gpudirect")) for l in k), k
-print("engine job: nvmeof_mem=cuda, gpudirect=0 in [global]; kernel job: neither")
+ctx["cuda"] = {"device": "0,1", "lib": None}
+g = compare_run.job_text(row, "engine-event-gpu", ctx, 2, "16m").splitlines()
+st = compare_run.job_text(row, "engine-poll-qauto-staged", ctx, 2, "16m").splitlines()
+assert {"completion=event", "nvmeof_mem=cuda", "gpudirect=1", "cuda_device=0,1"} <= set(g), g
+assert {"completion=poll", "io_queues=auto", "nvmeof_mem=cuda", "gpudirect=0", "cuda_device=0,1"} <= set(st), st
+assert compare_run.run_env("engine-poll-gpu", {"cuda": {"device": "0", "lib": "/x"}})["LD_LIBRARY_PATH"].startswith("/x")
+assert compare_run.run_env("engine-poll", {"cuda": {"device": "0", "lib": "/x"}}) is None
+print("engine job: the engine options in [global]; kernel job: none; -gpu and -staged jobs: nvmeof_mem, gpudirect, cuda_device; their LD_LIBRARY_PATH")
 PY
 ); then ok "eo-jobfile: $out"; else bad eo-jobfile "$out"; fi
 

@@ -25,7 +25,26 @@ PROG = "nvmeof-compare"
 ENGINE_OPTS_RESERVED = {
     "traddr": "the target: --traddr", "trsvcid": "the target: --trsvcid", "subnqn": "the target: --subnqn",
     "nsid": "the target: --nsid", "hostnqn": "--hostnqn", "completion": "the initiator variant (engine-poll, "
-    "engine-event, engine-hybrid)", "io_queues": "the -qauto variants", "stop_grace": "the tools' stop grace"}
+    "engine-event, engine-hybrid)", "io_queues": "the -qauto variants", "stop_grace": "the tools' stop grace",
+    "nvmeof_mem": "the -gpu and -staged variants", "gpudirect": "the -gpu and -staged variants",
+    "cuda_device": "--cuda-device"}
+
+
+def check_cuda(a):
+    """--cuda-device LIST (and --cuda-lib DIR): None without; else {"device": LIST, "lib": DIR or
+    None}, checked before anything runs (fio's parser takes the list as the engine's cuda_device)."""
+    if a.cuda_device is None:
+        if a.cuda_lib:
+            die("--cuda-lib is for the GPU memory variants: give --cuda-device too")
+        return None
+    if a.cuda_lib and not os.path.isfile(os.path.join(a.cuda_lib, "libcuda.so.1")):
+        die("--cuda-lib %s: no libcuda.so.1 there" % a.cuda_lib)
+    if os.path.isfile(a.engine):
+        try:
+            engineopts.parse_engine_opts(["nvmeof_mem=cuda", "cuda_device=%s" % a.cuda_device], a.fio, a.engine, {})
+        except engineopts.EngineOptError as e:
+            die("--cuda-device %s: %s" % (a.cuda_device, str(e).split(": ", 1)[1]))
+    return {"device": a.cuda_device, "lib": os.path.abspath(a.cuda_lib) if a.cuda_lib else None}
 
 
 def die(msg, code=2):
@@ -54,6 +73,13 @@ def parser():
     p.add_argument("--engine-opt", action="append", metavar="KEY=VALUE",
                    help="an option of the engine for every engine run (repeatable), e.g. nvmeof_mem=cuda; "
                         "checked against the engine's options and fio's parser before anything runs")
+    p.add_argument("--cuda-device", metavar="N[,M...]",
+                   help="the GPU(s) of the engine's GPU memory variants (the engine's cuda_device: a list spreads "
+                        "jobs over GPUs); adds engine-MODE-gpu (GPUDirect) and engine-MODE-staged to the default "
+                        "initiators")
+    p.add_argument("--cuda-lib", metavar="DIR",
+                   help="directory with the libcuda.so.1 the GPU memory variants load (LD_LIBRARY_PATH for their "
+                        "runs; default: the system's)")
     p.add_argument("--fio", default="fio", help="fio binary (fio on PATH)")
     p.add_argument("--fio-slack", type=int, default=60,
                    help="seconds a fio may take beyond --runtime before it is killed (60)")
@@ -85,21 +111,26 @@ def parser():
     return p
 
 
-def resolve_initiators(spec, io_queues, spdk):
-    known = cm.all_variants(True)
+def resolve_initiators(spec, io_queues, spdk, cuda=False):
+    """The variants to run.  CUDA (--cuda-device given): the default set and the kind "engine"
+    include the GPU memory variants (GPUDirect and staged); without it they are refused."""
+    known = cm.all_variants(True, True)
     if not spec:
-        v = [x for x in cm.all_variants(io_queues) if x != "spdk"]
+        v = [x for x in cm.all_variants(io_queues, cuda) if x != "spdk"]
         return v + (["spdk"] if spdk else [])
     out = []
     for w in [x.strip() for x in spec.split(",") if x.strip()]:
         if w in ("engine", "kernel", "spdk") and w != "spdk":
-            add = [x for x in cm.all_variants(io_queues) if cm.variant_kind(x) == w]
-        elif w in known:
+            add = [x for x in cm.all_variants(io_queues, cuda) if cm.variant_kind(x) == w]
+        elif cm.known_variant(w):
             add = [w]
         else:
             die("unknown initiator %r (known: %s; or engine, kernel)" % (w, ", ".join(known)))
-        if w.endswith("-qauto") and not io_queues:
+        if cm.engine_parts(w)[1] and not io_queues:
             die("initiator %s needs the engine's io_queues option, which %s lacks" % (w, "this engine"))
+        if cm.engine_parts(w)[2] and not cuda:
+            die("initiator %s runs the engine with GPU memory: give --cuda-device N (the GPU, or a list "
+                "the engine spreads jobs over)" % w)
         if w == "spdk" and not spdk:
             die("initiator spdk needs SPDK's fio plugin: make spdk, or --spdk-plugin=/path/to/spdk_nvme")
         out += [x for x in add if x not in out]
@@ -155,7 +186,9 @@ def make_plan(a):
             die("--hosts: %s" % e)
         if not real and not a.in_testbed:
             die("--hosts needs a real target (--traddr, --subnqn, --nsid): the fio servers connect to it themselves")
-    initiators = resolve_initiators(a.initiators or ("engine" if hosts else None), io_queues, a.spdk_plugin)
+    cuda = check_cuda(a)
+    initiators = resolve_initiators(a.initiators or ("engine" if hosts else None), io_queues, a.spdk_plugin,
+                                    cuda is not None)
     if a.targets and (real or hosts):
         die("--targets chooses among the testbed's targets; a real target is --traddr/--subnqn/--nsid")
     tnames = ["nvmet"] if real else resolve_targets(
@@ -180,6 +213,9 @@ def make_plan(a):
             engine_opts = engineopts.parse_engine_opts(a.engine_opt, a.fio, a.engine, ENGINE_OPTS_RESERVED)
         except engineopts.EngineOptError as e:
             die(str(e))
+    if cuda is not None and not any(cm.engine_parts(v)[2] for v in variants):
+        die("--cuda-device: no GPU memory initiator runs (--initiators %s; the -gpu and -staged variants "
+            "use it)" % ",".join(variants))
     wr = [r["name"] for r in rows if cm.writes(r)]
     if real and wr and not a.destructive:
         die("refusing: %d row(s) write to %s nsid %d (%s%s); pass --destructive to allow writes to "
@@ -207,7 +243,7 @@ def make_plan(a):
             "runtime": a.runtime, "size": a.size, "target": targets[tnames[0]], "targets": targets,
             "target_order": tnames, "io_queues": io_queues,
             "prefill": writes_allowed and not a.no_prefill, "hosts": hosts,
-            "engine_opts": ["%s=%s" % kv for kv in engine_opts]}
+            "engine_opts": ["%s=%s" % kv for kv in engine_opts], "cuda": cuda}
 
 
 def forward_args(argv):
@@ -313,7 +349,10 @@ def main(argv=None):
             plan["runtime"], "testbed (%s)" % ",".join(plan["target_order"]) if plan["target"]["testbed"]
             else plan["target"]["traddr"])
               + ("; fio servers %s" % ",".join(plan["hosts"]) if plan["hosts"] else "")
-              + ("; engine options %s" % " ".join(plan["engine_opts"]) if plan["engine_opts"] else ""))
+              + ("; engine options %s" % " ".join(plan["engine_opts"]) if plan["engine_opts"] else "")
+              + ("; GPU memory on CUDA device %s%s" % (plan["cuda"]["device"], ", libcuda.so.1 from " +
+                                                      plan["cuda"]["lib"] if plan["cuda"]["lib"] else "")
+                 if plan["cuda"] else ""))
         for r in plan["rows"]:
             print("  %s: rw=%s bs=%s iodepth=%d numjobs=%d%s" % (
                 r["name"], r["rw"], r["bs"], r["iodepth"], r["numjobs"],

@@ -140,17 +140,48 @@ def quick_matrix():
 ENGINE_MODES = ("poll", "event", "hybrid")
 
 
-def all_variants(io_queues):
+# The engine's buffer modes as variant suffixes: -gpu GPUDirect (nvmeof_mem=cuda), -staged
+# staged through registered host memory (nvmeof_mem=cuda gpudirect=0); none: host memory.
+ENGINE_MEMS = ("gpu", "staged")
+
+
+def all_variants(io_queues, cuda=False):
     """Every variant name this tool knows, in report order.  IO_QUEUES: the engine has the
-    io_queues option (then the -qauto variants exist)."""
+    io_queues option (then the -qauto variants exist).  CUDA: the GPU memory variants too
+    (each completion mode in GPUDirect and staged)."""
     v = ["engine-%s" % m for m in ENGINE_MODES]
     if io_queues:
         v += ["engine-%s-qauto" % m for m in ENGINE_MODES]
+    if cuda:
+        v += ["engine-%s-%s" % (m, g) for g in ENGINE_MEMS for m in ENGINE_MODES]
     return v + ["kernel-libaio", "kernel-io_uring", "spdk"]
 
 
 def known_variant(name):
-    return name in all_variants(True)
+    if name in all_variants(True, True):
+        return True
+    mode, qauto, mem = engine_parts(name)        # engine-MODE-qauto-gpu|staged: asked for by name
+    return mode in ENGINE_MODES and qauto and mem is not None and name == "engine-%s-qauto-%s" % (mode, mem)
+
+
+def engine_parts(name):
+    """An engine variant's (completion mode, io_queues=auto, memory: None, "gpu" or "staged");
+    (None, False, None) for another initiator."""
+    parts = initiator_of(name).split("-")
+    if parts[0] != "engine" or len(parts) < 2:
+        return None, False, None
+    rest = parts[2:]
+    mem = rest.pop() if rest and rest[-1] in ENGINE_MEMS else None
+    return parts[1], rest == ["qauto"], mem
+
+
+def host_twin(name):
+    """The host-memory variant a GPU memory variant is measured against (None for others)."""
+    mode, qauto, mem = engine_parts(name)
+    if not mem:
+        return None
+    t = "engine-%s%s" % (mode, "-qauto" if qauto else "")
+    return t if "@" not in name else on_target(t, variant_target(name))
 
 
 def variant_kind(name):

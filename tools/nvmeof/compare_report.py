@@ -133,6 +133,14 @@ def aggregate(out):
             for k in SPDK_RATIOS:
                 x, y = cell["median"][k], sb["median"][k] if sb else None
                 cell["ratio_spdk"][k] = (x / y) if x is not None and y else None
+            # a GPU memory variant against the same engine variant with host memory
+            hb = line.get(cm.host_twin(v)) if cm.host_twin(v) else None
+            if hb is not None:
+                hb = hb if hb["ok"] else None
+                cell["ratio_host"] = {}
+                for k in RATIOS:
+                    x, y = cell["median"][k], hb["median"][k] if hb else None
+                    cell["ratio_host"][k] = (x / y) if x is not None and y else None
     return plan, recs, base, cells
 
 
@@ -312,6 +320,17 @@ def markdown(plan, base, cells, made):
               "The buffers each engine column's runs had, from the engine's own start lines (host memory, "
               "GPUDirect via dma-buf or peermem in benchmark or data mode, or staged), every run of the column:", ""]
         L += ["- %s: %s" % (v, ", ".join(x)) for v, x in dp.items()]
+    gpu = [c for c in cells if "ratio_host" in c]
+    if gpu:
+        L += ["", "## GPU memory against host memory", "",
+              "Each GPU memory column (-gpu: GPUDirect, the target moves data to and from GPU memory; -staged: "
+              "through registered host memory) against the same engine column with host memory, row by row "
+              "(medians; the data path each run really took is above).", "",
+              "| initiator | row | against | IOPS ratio | p99 ratio | CPU/IO ratio |", "|---|---|---|---:|---:|---:|"]
+        for c in gpu:
+            r = c["ratio_host"]
+            L.append("| %s | %s | %s | %s | %s | %s |" % (c["variant"], c["row"], cm.host_twin(c["variant"]),
+                                                          *[fmt("ratio", r.get(k)) for k in RATIOS]))
     cnt = [c for c in cells if any(c["counters"].values())]
     L += ["", "## RDMA counters", "",
           "Retransmission-type counters of the RDMA device (initiator and target together when they "

@@ -266,10 +266,12 @@ def job_text(row, variant, ctx, runtime, size):
               "trsvcid=%s" % t["trsvcid"], "subnqn=%s" % t["subnqn"], "nsid=%s" % t["nsid"]]
         if t.get("hostnqn"):
             g.append("hostnqn=%s" % t["hostnqn"])
-        parts = variant.split("-")
-        g.append("completion=%s" % parts[1])
-        if len(parts) > 2 and parts[2] == "qauto":
+        mode, qauto, mem = cm.engine_parts(variant)
+        g.append("completion=%s" % mode)
+        if qauto:
             g.append("io_queues=auto")
+        if mem:
+            g += ["nvmeof_mem=cuda", "gpudirect=%d" % (mem == "gpu"), "cuda_device=%s" % ctx["cuda"]["device"]]
         if ctx.get("stop_grace"):
             # a 1 MiB numjobs 4 row has multi-second tails after the stop (engineopts)
             g.append("stop_grace=%d" % STOP_GRACE_MS)
@@ -312,6 +314,18 @@ def run_streamed(cmd, logp, show):
             p.terminate()
             p.wait()
             raise
+
+
+def run_env(variant, ctx):
+    """The environment a variant's fio needs beyond this one: SPDK's plugin preloaded, or the
+    CUDA driver of --cuda-lib for the engine's GPU memory variants."""
+    if cm.variant_kind(variant) == "spdk":
+        return ctx.get("spdk_env")
+    lib = (ctx.get("cuda") or {}).get("lib")
+    if cm.engine_parts(variant)[2] and lib:
+        old = os.environ.get("LD_LIBRARY_PATH")
+        return {"LD_LIBRARY_PATH": lib + (":" + old if old else "")}
+    return None
 
 
 def run_fio(fio, text, base, timeout, env=None, cwd=None, hosts=None):
@@ -429,6 +443,7 @@ def execute(plan, out, args):
     unavailable = {}
     failed = 0
     ctx = {"engine": args.engine, "target": target, "kernel_dev": None, "engine_opts": plan.get("engine_opts"),
+           "cuda": plan.get("cuda"),
            "stop_grace": any(cm.variant_kind(v) == "engine" for v in variants)
            and engine_has_option(fio, args.engine, "stop_grace")}
     hosts = plan.get("hosts")
@@ -481,7 +496,7 @@ def execute(plan, out, args):
                         plan["size"], tname, cm.initiator_of(pv)))
                     rc, wall = run_fio(fio, text, os.path.join(work, "prefill" if tname == "nvmet" else
                                                                "prefill@" + tname), 600 + slack,
-                                       cwd=work, hosts=hosts)
+                                       env=run_env(pv, ctx), cwd=work, hosts=hosts)
                     log("prefill: %s (%.1f s)" % ("ok" if rc == 0 else "FAILED rc %d" % rc, wall))
                     failed += rc != 0
             for row in rows:
@@ -509,7 +524,7 @@ def execute(plan, out, args):
                         snap0 = counters_snapshot(target.get("rdma_dev"))
                         rc, wall = run_fio(fio, job_text(row, v, c, args.runtime, plan["size"]), base,
                                            args.runtime + slack,
-                                           env=ctx.get("spdk_env") if cm.variant_kind(v) == "spdk" else None,
+                                           env=run_env(v, ctx),
                                            cwd=work, hosts=hosts)
                         snap1 = counters_snapshot(target.get("rdma_dev"))
                         done_walls.append(wall)

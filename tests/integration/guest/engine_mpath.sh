@@ -197,7 +197,7 @@ mp_compare() {   # FAULT: prints MPATH_COMPARE[_LINK] for docs/benchmarks.md
 	[ "$fault" = port ] || tag=_$(echo "$fault" | tr a-z A-Z)
 	port2_off
 	TESTBED_OUT=$cmp timeout -k 10 400 python3 "$REPO/tools/nvmeof-compare" --failover --in-testbed --repeat 1 \
-		--fault "$fault" --size 16m --qd 16 --fault-at 5 --restore-at 8 --failover-runtime 12 --engine "$ENG" \
+		--fault "$fault" --size 16m --qd 16 --fault-at 5 --restore-at 8 --failover-runtime 10 --engine "$ENG" \
 		>"$cmp.log" 2>&1
 	rc=$?
 	port2_on
