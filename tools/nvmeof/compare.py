@@ -22,12 +22,10 @@ PROG = "nvmeof-compare"
 
 
 # what the tool sets in every engine job itself: --engine-opt may not name these
-ENGINE_OPTS_RESERVED = {
-    "traddr": "the target: --traddr", "trsvcid": "the target: --trsvcid", "subnqn": "the target: --subnqn",
-    "nsid": "the target: --nsid", "hostnqn": "--hostnqn", "completion": "the initiator variant (engine-poll, "
-    "engine-event, engine-hybrid)", "io_queues": "the -qauto variants", "stop_grace": "the tools' stop grace",
-    "nvmeof_mem": "the -gpu and -staged variants", "gpudirect": "the -gpu and -staged variants",
-    "cuda_device": "--cuda-device"}
+ENGINE_OPTS_RESERVED = dict(
+    engineopts.RESERVED, completion="the initiator variant (engine-poll, engine-event, engine-hybrid)",
+    io_queues="the -qauto variants", nvmeof_mem="the -gpu and -staged variants",
+    gpudirect="the -gpu and -staged variants", cuda_device="--cuda-device")
 
 
 def check_cuda(a):

@@ -494,11 +494,12 @@ def verdict(plan, runs, per):
 
 
 def fault_desc(plan, runs):
-    """The fault as qualify described it (the first run's), else as asked."""
-    for r in runs:
-        if r.get("fault"):
-            return r["fault"]
-    return fault_text(plan)
+    """The fault as qualify described it (the first run's), else as asked; where the runs'
+    differ (the link fault: each run's own device), the first run's, saying so."""
+    seen = [r["fault"] for r in runs if r.get("fault")]
+    if not seen:
+        return fault_text(plan)
+    return seen[0] if len(set(seen)) == 1 else "%s (the first run's; each run had its own)" % seen[0]
 
 
 def report(out, remake=True, quiet=False):

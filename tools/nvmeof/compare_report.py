@@ -64,6 +64,15 @@ def _median(vals):
     return statistics.median(vals) if vals else None
 
 
+def _ratios(cell, base, keys):
+    """CELL's medians over BASE's (a cell, or None: no ratios), for each of KEYS."""
+    out = {}
+    for k in keys:
+        x, y = cell["median"][k], base["median"][k] if base else None
+        out[k] = (x / y) if x is not None and y else None
+    return out
+
+
 def aggregate(out):
     with open(os.path.join(out, "plan.json")) as f:
         plan = json.load(f)
@@ -122,25 +131,13 @@ def aggregate(out):
         b = line.get(base) if base else None
         for v, cell in line.items():
             # to the kernel initiator: on the target it ran against (nvmet) only
-            kb = b if cm.variant_target(v) == "nvmet" else None
-            cell["ratio"] = {}
-            for k in RATIOS:
-                x, y = cell["median"][k], kb["median"][k] if kb else None
-                cell["ratio"][k] = (x / y) if x is not None and y else None
+            cell["ratio"] = _ratios(cell, b if cm.variant_target(v) == "nvmet" else None, RATIOS)
             sb = line.get(cm.on_target("spdk", cm.variant_target(v)))
-            sb = sb if sb and sb["ok"] else None
-            cell["ratio_spdk"] = {}
-            for k in SPDK_RATIOS:
-                x, y = cell["median"][k], sb["median"][k] if sb else None
-                cell["ratio_spdk"][k] = (x / y) if x is not None and y else None
+            cell["ratio_spdk"] = _ratios(cell, sb if sb and sb["ok"] else None, SPDK_RATIOS)
             # a GPU memory variant against the same engine variant with host memory
             hb = line.get(cm.host_twin(v)) if cm.host_twin(v) else None
             if hb is not None:
-                hb = hb if hb["ok"] else None
-                cell["ratio_host"] = {}
-                for k in RATIOS:
-                    x, y = cell["median"][k], hb["median"][k] if hb else None
-                    cell["ratio_host"][k] = (x / y) if x is not None and y else None
+                cell["ratio_host"] = _ratios(cell, hb if hb["ok"] else None, RATIOS)
     return plan, recs, base, cells
 
 

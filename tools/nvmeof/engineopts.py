@@ -30,6 +30,12 @@ def engine_has_option(fio, engine, name):
         return False
 
 
+# what every tool sets in its engine jobs itself (the target, the stop grace): --engine-opt may
+# not name these; each tool adds its own
+RESERVED = {"traddr": "the target: --traddr", "trsvcid": "the target: --trsvcid", "subnqn": "the target: --subnqn",
+            "nsid": "the target: --nsid", "hostnqn": "--hostnqn", "stop_grace": "the tools' stop grace"}
+
+
 class EngineOptError(Exception):
     pass
 

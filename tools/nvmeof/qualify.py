@@ -17,7 +17,7 @@ import sys
 import time
 import uuid
 
-from . import clientserver, fiojson, gnuplot, qualify_failover, qualify_gates, qualify_steady
+from . import clientserver, engineopts, fiojson, gnuplot, qualify_failover, qualify_gates, qualify_steady
 from .engineopts import STOP_GRACE_MS, EngineOptError, engine_has_option, parse_engine_opts
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -35,11 +35,9 @@ RAND_BS = "4k"
 
 
 # what the tool sets in the engine's runs itself: --engine-opt may not name these
-ENGINE_OPTS_RESERVED = {
-    "traddr": "the paths: --traddr", "trsvcid": "--trsvcid", "subnqn": "--subnqn", "nsid": "--nsid",
-    "hostnqn": "--hostnqn", "host_traddr": "the testbed's paths", "stop_grace": "the tools' stop grace",
-    "mp_policy": "--mp-policy", "mp_stats": "the failover run's record", "ctrl_loss_tmo": "the failover run",
-    "reconnect_delay": "the failover run"}
+ENGINE_OPTS_RESERVED = dict(
+    engineopts.RESERVED, traddr="the paths: --traddr", host_traddr="the testbed's paths", mp_policy="--mp-policy",
+    mp_stats="the failover run's record", ctrl_loss_tmo="the failover run", reconnect_delay="the failover run")
 
 
 class Usage(Exception):
@@ -116,8 +114,8 @@ def build_parser():
     f.add_argument("--restore-cmd", metavar="CMD", help="real target: shell command that mends it, run at --restore-at")
     f.add_argument("--fault", choices=qualify_failover.FAULTS,
                    help="built-in testbed: port (nvmet port 1 removed, then re-created; default), ana "
-                        "(its ANA group made inaccessible, then optimized) or link (the second Soft-RoCE "
-                        "device's link set down, then up; the path on it first)")
+                        "(its ANA group made inaccessible, then optimized) or link (the first path on a "
+                        "Soft-RoCE device of its own, whose link is set down for good)")
     f.add_argument("--fault-at", type=int, default=10, help="seconds after fio starts (default 10)")
     f.add_argument("--restore-at", type=int, default=20, help="seconds after fio starts (default 20)")
     f.add_argument("--failover-runtime", type=int, default=30, help="seconds of the failover run (default 30)")
