@@ -235,6 +235,7 @@ static void nvmeof_data_free(struct thread_data *td)
 						(unsigned long long)ld->nr_posted[i]);
 		nvmeof_info("nvmeof: %s: commands posted per I/O queue:%s\n", td->o.name, per);
 	}
+	nvmeof_buffers_report(td, &ld->bufs);
 	/* The buffers' MR and device memory go before the lane's protection domain. */
 	nvmeof_buffers_close(td, &ld->bufs);
 	/* Path 0's lane owns the protection domain the others share: it goes last. */

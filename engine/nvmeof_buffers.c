@@ -58,7 +58,8 @@ int nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b)
 		mo.reg = o->gpu_reg == NVMEOF_GPU_REG_DMABUF ? NVMF_MEM_REG_DMABUF :
 			 o->gpu_reg == NVMEOF_GPU_REG_PEERMEM ? NVMF_MEM_REG_PEERMEM :
 			 NVMF_MEM_REG_AUTO;
-		mo.staged = !o->gpudirect;
+		mo.staged = o->gpudirect == NVMEOF_GPUDIRECT_OFF;
+		mo.staged_fallback = o->gpudirect == NVMEOF_GPUDIRECT_AUTO;
 		b->cuda = 1;
 		b->host_data = nvmeof_fio_needs_data(td);
 	}
@@ -214,6 +215,18 @@ void nvmeof_buffers_describe(const struct nvmeof_buffers *b, const char *rdma_de
 			"verify or buffer options need the bytes)" :
 			"benchmark mode: no copies (fio neither fills nor checks the data)";
 	snprintf(buf, len, "; buffers: %s; %s; the target may RDMA-%s them", mem, copies, acc);
+}
+
+/* A job's closing line with GPU memory: what the copies between host and device cost it (the
+ * tools read it to say how much of a run went to copying). */
+void nvmeof_buffers_report(struct thread_data *td, const struct nvmeof_buffers *b)
+{
+	char line[512];
+
+	if (!b->mem || !b->cuda || !b->mr)
+		return;
+	nvmf_mem_copies_describe(b->mem, line, sizeof(line));
+	nvmeof_info("nvmeof: %s: CUDA copies: %s\n", td->o.name, line);
 }
 
 int nvmeof_buffers_close(struct thread_data *td, struct nvmeof_buffers *b)

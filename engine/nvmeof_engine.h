@@ -16,6 +16,8 @@ enum { NVMEOF_ADRFAM_AUTO = 0, NVMEOF_ADRFAM_IPV4, NVMEOF_ADRFAM_IPV6 };
 enum { NVMEOF_COMPLETION_POLL = 0, NVMEOF_COMPLETION_EVENT, NVMEOF_COMPLETION_HYBRID };
 enum { NVMEOF_MEM_HOST = 0, NVMEOF_MEM_CUDA };
 enum { NVMEOF_GPU_REG_AUTO = 0, NVMEOF_GPU_REG_DMABUF, NVMEOF_GPU_REG_PEERMEM };
+/* gpudirect=: 1 GPUDirect or fail, 0 staged, auto GPUDirect where it registers, else staged */
+enum { NVMEOF_GPUDIRECT_OFF = 0, NVMEOF_GPUDIRECT_ON, NVMEOF_GPUDIRECT_AUTO };
 enum { NVMEOF_PICK_AUTO = 0, NVMEOF_PICK_BALANCE, NVMEOF_PICK_CPU };
 
 /* Test knobs (environment variables the suites set) exist in the test build of the engine
@@ -53,7 +55,7 @@ struct nvmeof_options {
 	unsigned int retry_on_reconnect;
 	char        *cuda_device;      /* "N", "N,M,..." or "N:M:...": job i takes entry i mod n */
 	int          gpu_reg;
-	unsigned int gpudirect;
+	int          gpudirect;        /* NVMEOF_GPUDIRECT_* */
 	char        *io_queues;        /* "N" (1..NVMF_MAX_IO_QUEUES) or "auto" */
 	int          io_queue_pick;    /* NVMEOF_PICK_*: which queue an I/O goes to */
 	int          mp_policy;        /* enum nvmf_mp_policy */
@@ -111,6 +113,8 @@ void nvmeof_buffers_reaped(struct thread_data *td, struct nvmeof_buffers *b, str
 /* "; buffers: ...; <copy mode>" for the start line ("" for host memory). */
 void nvmeof_buffers_describe(const struct nvmeof_buffers *b, const char *rdma_dev, char *buf,
 			     size_t len);
+/* GPU memory: the closing "CUDA copies" line (the copies' counts, bytes and time). */
+void nvmeof_buffers_report(struct thread_data *td, const struct nvmeof_buffers *b);
 /* cleanup, before the lane goes: deregister, free, release.  Tolerates a closed b. */
 int  nvmeof_buffers_close(struct thread_data *td, struct nvmeof_buffers *b);
 

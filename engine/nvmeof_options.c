@@ -581,11 +581,24 @@ struct fio_option nvmeof_fio_options[] = {
 	{
 		.name     = "gpudirect",
 		.lname    = "GPUDirect RDMA",
-		.type     = FIO_OPT_BOOL,
+		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, gpudirect),
 		.def      = "1",
-		.help     = "nvmeof_mem=cuda: 1 the target moves data to and from GPU memory; 0 staged "
-			    "(through registered host memory, copied to or from the GPU per I/O)",
+		.help     = "nvmeof_mem=cuda: whether the target moves data to and from GPU memory",
+		.posval   = {
+			{ .ival = "1", .oval = NVMEOF_GPUDIRECT_ON,
+			  .help = "GPUDirect RDMA; a job whose GPU memory cannot be registered fails" },
+			{ .ival = "0", .oval = NVMEOF_GPUDIRECT_OFF,
+			  .help = "staged: through registered host memory, copied to or from the GPU "
+				  "per I/O" },
+			{ .ival = "auto", .oval = NVMEOF_GPUDIRECT_AUTO,
+			  .help = "GPUDirect where the memory registers, else staged; the start line "
+				  "says which and why" },
+			{ .ival = "yes", .oval = NVMEOF_GPUDIRECT_ON, .help = "as 1" },
+			{ .ival = "no", .oval = NVMEOF_GPUDIRECT_OFF, .help = "as 0" },
+			{ .ival = "on", .oval = NVMEOF_GPUDIRECT_ON, .help = "as 1" },
+			{ .ival = "off", .oval = NVMEOF_GPUDIRECT_OFF, .help = "as 0" },
+		},
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvmf_cuda.h"
@@ -59,6 +60,7 @@ struct nvmf_mem {
 	nvmf_CUcontext             ctx;
 	int                        ctx_retained;
 	void                      *staging;
+	struct nvmf_mem_copies     copies;
 	char                       err[NVMF_MEM_ERR_LEN];
 };
 
@@ -73,6 +75,50 @@ const char *nvmf_mem_err(const struct nvmf_mem *m)
 const struct nvmf_mem_info *nvmf_mem_info(const struct nvmf_mem *m)
 {
 	return &m->info;
+}
+
+const struct nvmf_mem_copies *nvmf_mem_copies(const struct nvmf_mem *m)
+{
+	return &m->copies;
+}
+
+static void nvmf_copy_stat_str(const char *name, const struct nvmf_mem_copy_stat *st, int bytes,
+			       char *buf, size_t len)
+{
+	if (bytes)
+		snprintf(buf, len, "%s %llu (%llu bytes, %.3f ms)", name, (unsigned long long)st->n,
+			 (unsigned long long)st->bytes, (double)st->ns / 1e6);
+	else
+		snprintf(buf, len, "%s %llu (%.3f ms)", name, (unsigned long long)st->n,
+			 (double)st->ns / 1e6);
+}
+
+void nvmf_mem_copies_describe(const struct nvmf_mem *m, char *buf, size_t len)
+{
+	const struct nvmf_mem_copies *c = &m->copies;
+	char a[96], b[96], d[96], e[96], f[96];
+
+	nvmf_copy_stat_str("data host->device", &c->to_device, 1, a, sizeof(a));
+	nvmf_copy_stat_str("data device->host", &c->to_host, 1, b, sizeof(b));
+	nvmf_copy_stat_str("staged device->host", &c->stage_out, 1, d, sizeof(d));
+	nvmf_copy_stat_str("staged host->device", &c->stage_in, 1, e, sizeof(e));
+	nvmf_copy_stat_str("flushes", &c->flush, 0, f, sizeof(f));
+	snprintf(buf, len, "%s, %s, %s, %s, %s", a, b, d, e, f);
+}
+
+static uint64_t nvmf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void nvmf_copy_count(struct nvmf_mem_copy_stat *st, size_t bytes, uint64_t t0)
+{
+	st->n++;
+	st->bytes += bytes;
+	st->ns += nvmf_now_ns() - t0;
 }
 
 const struct nvmf_mr *nvmf_mem_mr(const struct nvmf_mem *m)
@@ -444,23 +490,59 @@ static int cuda_reg_peermem(struct nvmf_mem *m, const struct nvmf_mem_registrar 
 	return 0;
 }
 
+static int cuda_reg_staging(struct nvmf_mem *m, const struct nvmf_mem_registrar *r)
+{
+	char why[NVMF_MEM_ERR_LEN / 2];
+	int rc;
+
+	why[0] = 0;
+	rc = r->reg_va(r->ctx, m->staging, m->wire_len, &m->mr, why, sizeof(why));
+	if (rc)
+		return nvmf_mem_errf(m, rc, "registering the %zu-byte host staging area: %s",
+				     m->wire_len, why[0] ? why : strerror(-rc));
+	m->info.path = NVMF_MEM_PATH_HOST;
+	return 0;
+}
+
+/* GPUDirect could not register and the caller allowed staging instead: from here on the
+ * backend is in staged mode, and says why. */
+static int cuda_fall_back_to_staging(struct nvmf_mem *m, const struct nvmf_mem_registrar *r,
+				     const char *why)
+{
+	struct nvmf_mem_info *in = &m->info;
+	int rc;
+
+	if (posix_memalign(&m->staging, NVMF_GPU_PAGE, m->wire_len) || !m->staging) {
+		m->staging = NULL;
+		return nvmf_mem_errf(m, -ENOMEM, "%s; staging instead: staging area of %zu bytes: "
+				     "out of memory", why, m->wire_len);
+	}
+	memset(m->staging, 0, m->wire_len);
+	rc = cuda_reg_staging(m, r);
+	if (rc) {
+		char serr[NVMF_MEM_ERR_LEN];
+
+		free(m->staging);
+		m->staging = NULL;
+		snprintf(serr, sizeof(serr), "%s", m->err);
+		return nvmf_mem_errf(m, rc, "%.300s; staging instead: %.200s", why, serr);
+	}
+	m->opts.staged = in->staged = 1;
+	in->wire = (uint64_t)(uintptr_t)m->staging;
+	in->flush = 0;
+	snprintf(in->flush_note, sizeof(in->flush_note), "staged: the target writes host memory");
+	snprintf(in->fallback_note, sizeof(in->fallback_note), "%s", why);
+	return 0;
+}
+
 static int cuda_reg(struct nvmf_mem *m, const struct nvmf_mem_registrar *r)
 {
 	struct nvmf_mem_info *in = &m->info;
-	char dwhy[NVMF_MEM_ERR_LEN / 2], pwhy[NVMF_MEM_ERR_LEN / 2];
+	char dwhy[NVMF_MEM_ERR_LEN / 2], pwhy[NVMF_MEM_ERR_LEN / 2], why[NVMF_MEM_ERR_LEN];
 	int rc = -EOPNOTSUPP, want = m->opts.reg;
 
-	if (m->opts.staged) {
-		char why[NVMF_MEM_ERR_LEN / 2];
-
-		why[0] = 0;
-		rc = r->reg_va(r->ctx, m->staging, m->wire_len, &m->mr, why, sizeof(why));
-		if (rc)
-			return nvmf_mem_errf(m, rc, "registering the %zu-byte host staging area: %s",
-					     m->wire_len, why[0] ? why : strerror(-rc));
-		in->path = NVMF_MEM_PATH_HOST;
-		return 0;
-	}
+	if (m->opts.staged)
+		return cuda_reg_staging(m, r);
 	dwhy[0] = pwhy[0] = 0;
 	if (want == NVMF_MEM_REG_AUTO || want == NVMF_MEM_REG_DMABUF) {
 		rc = cuda_reg_dmabuf(m, r, dwhy, sizeof(dwhy));
@@ -478,10 +560,12 @@ static int cuda_reg(struct nvmf_mem *m, const struct nvmf_mem_registrar *r)
 			return 0;
 		}
 	}
-	return nvmf_mem_errf(m, rc, "cannot register %zu bytes of CUDA device %d memory for RDMA: "
-			     "%s%s%s%s%s", m->wire_len, m->opts.cuda_device,
-			     dwhy[0] ? "dma-buf: " : "", dwhy, dwhy[0] && pwhy[0] ? "; " : "",
-			     pwhy[0] ? "peermem: " : "", pwhy);
+	nvmf_errf(why, sizeof(why), rc, "cannot register %zu bytes of CUDA device %d memory for "
+		  "RDMA: %s%s%s%s%s", m->wire_len, m->opts.cuda_device, dwhy[0] ? "dma-buf: " : "",
+		  dwhy, dwhy[0] && pwhy[0] ? "; " : "", pwhy[0] ? "peermem: " : "", pwhy);
+	if (m->opts.staged_fallback)
+		return cuda_fall_back_to_staging(m, r, why);
+	return nvmf_mem_errf(m, rc, "%s", why);
 }
 
 static int cuda_copy(struct nvmf_mem *m, int dir, size_t off, size_t len)
@@ -490,6 +574,7 @@ static int cuda_copy(struct nvmf_mem *m, int dir, size_t off, size_t len)
 	char *host, *stg;
 	nvmf_CUdeviceptr d;
 	nvmf_CUresult r;
+	uint64_t t0;
 	int rc;
 
 	if ((dir == NVMF_COPY_STAGE_OUT || dir == NVMF_COPY_STAGE_IN) && !m->opts.staged)
@@ -503,6 +588,7 @@ static int cuda_copy(struct nvmf_mem *m, int dir, size_t off, size_t len)
 	host = (char *)in->host + off;
 	stg = m->staging ? (char *)m->staging + off : NULL;
 	d = in->dev + off;
+	t0 = nvmf_now_ns();
 	switch (dir) {
 	case NVMF_COPY_TO_DEVICE:
 		r = m->cu->cuMemcpyHtoD_v2(d, host, len);
@@ -521,22 +607,28 @@ static int cuda_copy(struct nvmf_mem *m, int dir, size_t off, size_t len)
 		return cuda_fail(m, r, "%s of %zu bytes at offset %zu",
 				 dir == NVMF_COPY_TO_HOST || dir == NVMF_COPY_STAGE_OUT ?
 				 "cuMemcpyDtoH_v2" : "cuMemcpyHtoD_v2", len, off);
+	nvmf_copy_count(dir == NVMF_COPY_TO_DEVICE ? &m->copies.to_device :
+			dir == NVMF_COPY_TO_HOST ? &m->copies.to_host :
+			dir == NVMF_COPY_STAGE_OUT ? &m->copies.stage_out : &m->copies.stage_in, len, t0);
 	return 0;
 }
 
 static int cuda_flush(struct nvmf_mem *m)
 {
 	nvmf_CUresult r;
+	uint64_t t0;
 	int rc;
 
 	if (!m->info.flush)
 		return 0;
 	if ((rc = cuda_current(m)))
 		return rc;
+	t0 = nvmf_now_ns();
 	r = m->cu->cuFlushGPUDirectRDMAWrites(NVMF_CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 					      NVMF_CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
 	if (r != NVMF_CUDA_SUCCESS)
 		return cuda_fail(m, r, "cuFlushGPUDirectRDMAWrites");
+	nvmf_copy_count(&m->copies.flush, 0, t0);
 	return 0;
 }
 
@@ -869,7 +961,7 @@ void nvmf_mem_describe(const struct nvmf_mem *m, const char *rdma_dev, char *buf
 {
 	const struct nvmf_mem_info *in = &m->info;
 	struct nvmf_mem_locality loc;
-	char gn[16], rn[16], how[NVMF_MEM_ERR_LEN + 64], fl[192];
+	char gn[16], rn[16], how[NVMF_MEM_ERR_LEN + 128], fl[192];
 	size_t n;
 
 	nvmf_mem_locality(m, rdma_dev, &loc);
@@ -878,7 +970,10 @@ void nvmf_mem_describe(const struct nvmf_mem *m, const char *rdma_dev, char *buf
 	if (in->kind != NVMF_MEM_CUDA) {
 		n = (size_t)snprintf(buf, len, "host memory");
 	} else {
-		if (in->staged)
+		if (in->staged && in->fallback_note[0])
+			snprintf(how, sizeof(how), "staged through registered host memory "
+				 "(gpudirect=auto, GPUDirect unavailable: %s)", in->fallback_note);
+		else if (in->staged)
 			snprintf(how, sizeof(how), "staged through registered host memory");
 		else if (in->path == NVMF_MEM_PATH_NONE)
 			snprintf(how, sizeof(how), "GPUDirect (not registered yet)");

@@ -56,6 +56,7 @@ struct nvmf_mem_opts {
 	int cuda_device;           /* CUDA device ordinal */
 	int reg;                   /* enum nvmf_mem_reg */
 	int staged;                /* CUDA: the target moves data through registered host memory */
+	int staged_fallback;       /* CUDA, not staged: stage when GPUDirect cannot register */
 	const char *cuda_lib;      /* NULL: libcuda.so.1 (tests may name another) */
 	const char *sysfs;         /* NULL: "/sys" (tests point it at a fake tree) */
 };
@@ -94,6 +95,24 @@ struct nvmf_mem_info {
 	int         flush;            /* cuFlushGPUDirectRDMAWrites is called after reads */
 	char        flush_note[128];  /* why not, when it is not */
 	char        reg_note[NVMF_MEM_ERR_LEN];  /* why earlier registration paths failed */
+	/* GPUDirect could not register and staged_fallback allowed staging: why (else "") */
+	char        fallback_note[NVMF_MEM_ERR_LEN];
+};
+
+/* What the copies between host and device memory cost a job (not the one initial copy of
+ * fio's buffer contents at attach): per kind, how many, their bytes and the time spent in
+ * them, so a report can say how much of a run went to copying. */
+struct nvmf_mem_copy_stat {
+	uint64_t n;
+	uint64_t bytes;
+	uint64_t ns;
+};
+struct nvmf_mem_copies {
+	struct nvmf_mem_copy_stat to_device;   /* fio's data, host area -> device */
+	struct nvmf_mem_copy_stat to_host;     /* fio's data, device -> host area */
+	struct nvmf_mem_copy_stat stage_out;   /* staged: device -> staging, before writes */
+	struct nvmf_mem_copy_stat stage_in;    /* staged: staging -> device, after reads */
+	struct nvmf_mem_copy_stat flush;       /* cuFlushGPUDirectRDMAWrites calls (bytes 0) */
 };
 
 struct nvmf_mem;
@@ -106,7 +125,8 @@ int  nvmf_mem_open(struct nvmf_mem **out, const struct nvmf_mem_opts *o, char *e
  * allocate the host staging area. */
 int  nvmf_mem_attach(struct nvmf_mem *m, void *host, size_t len);
 /* Register the wire area.  CUDA GPUDirect tries the paths opts->reg allows in order; when
- * all fail, one line gives each path's reason.  The registrar is kept for the deregistration. */
+ * all fail, one line gives each path's reason, unless opts->staged_fallback allows staging:
+ * then the backend stages from here on (info.staged) and info.fallback_note says why.  The registrar is kept for the deregistration. */
 int  nvmf_mem_register(struct nvmf_mem *m, const struct nvmf_mem_registrar *r);
 /* The wire area registered once more, with another registrar (another RDMA device: a path of
  * the job on a second NIC or port), the way nvmf_mem_register succeeded (host area, staging,
@@ -150,6 +170,11 @@ int  nvmf_mem_close(struct nvmf_mem *m, char *err, size_t errlen);
 const char *nvmf_mem_err(const struct nvmf_mem *m);
 const struct nvmf_mem_info *nvmf_mem_info(const struct nvmf_mem *m);
 const char *nvmf_mem_path_name(int path);
+/* The copies made so far (all zero for host memory). */
+const struct nvmf_mem_copies *nvmf_mem_copies(const struct nvmf_mem *m);
+/* One phrase for a job's closing line: "data host->device N (B bytes, T ms), data
+ * device->host ..., staged device->host ..., staged host->device ..., flushes N (T ms)". */
+void nvmf_mem_copies_describe(const struct nvmf_mem *m, char *buf, size_t len);
 
 /* Locality: the GPU's and the RDMA device's PCI addresses and NUMA nodes. */
 struct nvmf_mem_locality {

@@ -767,6 +767,28 @@ static void test_staged(void)
 	CHECK(host[0] == 0 && !memcmp(host, host + 1, 4095));
 	CHECK(dev_read(m, 0, chk, 4096));
 	CHECK(memcmp(chk, wire, 4096) == 0);
+	{
+		/* every copy above counted, by kind, with its bytes; the closing line's text */
+		const struct nvmf_mem_copies *c = nvmf_mem_copies(m);
+
+		CHECK_EQ(c->to_device.n, 1);
+		CHECK_EQ(c->to_device.bytes, 65536);
+		CHECK_EQ(c->stage_out.n, 2);
+		CHECK_EQ(c->stage_out.bytes, 65536 + 4096);
+		CHECK_EQ(c->stage_in.n, 2);
+		CHECK_EQ(c->stage_in.bytes, 131072 + 4096);
+		CHECK_EQ(c->to_host.n, 1);
+		CHECK_EQ(c->to_host.bytes, 131072);
+		CHECK_EQ(c->flush.n, 0);
+		CHECK(c->stage_out.ns > 0 && c->stage_in.ns > 0);
+		nvmf_mem_copies_describe(m, desc, sizeof(desc));
+		printf("staged copies: %s\n", desc);
+		CHECK(strncmp(desc, "data host->device 1 (65536 bytes, ", 34) == 0);
+		CHECK(strstr(desc, ", data device->host 1 (131072 bytes, ") != NULL);
+		CHECK(strstr(desc, ", staged device->host 2 (69632 bytes, ") != NULL);
+		CHECK(strstr(desc, ", staged host->device 2 (135168 bytes, ") != NULL);
+		CHECK(strstr(desc, ", flushes 0 (0.000 ms)") != NULL);
+	}
 	if (!real) {
 		log_load();
 		CHECK_EQ(log_count(mark, "cuFlushGPUDirectRDMAWrites"), 0);
@@ -789,6 +811,97 @@ static void test_staged(void)
 out:
 	free(host);
 	free(chk);
+	free(ref);
+}
+
+/* gpudirect=auto: where GPU memory cannot be registered, the backend stages instead and says
+ * why; where it can, nothing changes. */
+static void test_staged_fallback(void)
+{
+	enum { LEN = 256 * 1024 };
+	struct nvmf_mem *m = NULL;
+	struct nvmf_mem_opts o;
+	struct fake_reg f;
+	struct nvmf_mem_registrar r;
+	const struct nvmf_mem_info *in;
+	char err[NVMF_MEM_ERR_LEN], desc[2048];
+	uint8_t *host = xmalloc(LEN), *ref = xmalloc(LEN), *wire;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = NVMF_MEM_CUDA;
+	o.reg = NVMF_MEM_REG_DMABUF;
+	o.staged_fallback = 1;
+	o.sysfs = sysroot;
+	fill(host, LEN, 21);
+
+	/* dma-buf only and failing: staged, with dma-buf's reason */
+	r = fake(&f);
+	f.dmabuf_rc = -EOPNOTSUPP;
+	CHECK_EQ(nvmf_mem_open(&m, &o, err, sizeof(err)), 0);
+	if (!m) {
+		fprintf(stderr, "%s\n", err);
+		goto out;
+	}
+	in = nvmf_mem_info(m);
+	CHECK_EQ(in->staged, 0);
+	CHECK_EQ(nvmf_mem_attach(m, host, LEN), 0);
+	CHECK_EQ(nvmf_mem_register(m, &r), 0);
+	CHECK_EQ(in->staged, 1);
+	CHECK_EQ(in->path, NVMF_MEM_PATH_HOST);
+	CHECK_EQ(in->flush, 0);
+	CHECK_EQ(f.va_calls, 1);                 /* the staging area, not the device pointer */
+	wire = nvmf_mem_wire(m, 0);
+	CHECK(f.va_addr == wire);
+	CHECK((uint64_t)(uintptr_t)wire != in->dev && wire != host);
+	CHECK(strncmp(in->fallback_note, "cannot register ", 16) == 0);
+	CHECK(strstr(in->fallback_note, "dma-buf: ") != NULL);
+	CHECK(one_line(in->fallback_note));
+	nvmf_mem_describe(m, NULL, desc, sizeof(desc));
+	printf("fallback: %s\n", desc);
+	CHECK(strstr(desc, "staged through registered host memory (gpudirect=auto, GPUDirect "
+		     "unavailable: cannot register ") != NULL);
+	/* it really stages: a write's bytes go device -> staging */
+	fill(ref, 8192, 22);
+	CHECK(dev_write(m, 4096, ref, 8192));
+	CHECK_EQ(nvmf_mem_prepare_write(m, 4096, 8192, 0), 0);
+	CHECK(memcmp(wire + 4096, ref, 8192) == 0);
+	CHECK_EQ(nvmf_mem_copies(m)->stage_out.n, 1);
+	CHECK_EQ(nvmf_mem_close(m, err, sizeof(err)), 0);
+	CHECK_EQ(f.dereg_calls, 1);
+	check_clean("fallback to staged");
+
+	/* GPUDirect registers: the fallback is not taken */
+	o.reg = NVMF_MEM_REG_PEERMEM;
+	r = fake(&f);
+	CHECK_EQ(nvmf_mem_open(&m, &o, err, sizeof(err)), 0);
+	CHECK_EQ(nvmf_mem_attach(m, host, LEN), 0);
+	CHECK_EQ(nvmf_mem_register(m, &r), 0);
+	in = nvmf_mem_info(m);
+	CHECK_EQ(in->staged, 0);
+	CHECK_EQ(in->path, NVMF_MEM_PATH_PEERMEM);
+	CHECK_EQ(in->fallback_note[0], 0);
+	CHECK(f.va_addr == (void *)(uintptr_t)in->dev);
+	CHECK_EQ(nvmf_mem_close(m, err, sizeof(err)), 0);
+	check_clean("fallback not taken");
+
+	/* nothing registers, not even the staging area: one line with every reason */
+	o.reg = NVMF_MEM_REG_AUTO;
+	r = fake(&f);
+	f.va_rc = -EINVAL;
+	f.dmabuf_rc = -EOPNOTSUPP;
+	CHECK_EQ(nvmf_mem_open(&m, &o, err, sizeof(err)), 0);
+	CHECK_EQ(nvmf_mem_attach(m, host, LEN), 0);
+	CHECK(nvmf_mem_register(m, &r) < 0);
+	printf("fallback failing: %s\n", nvmf_mem_err(m));
+	CHECK(one_line(nvmf_mem_err(m)));
+	CHECK(strstr(nvmf_mem_err(m), "dma-buf: ") != NULL);
+	CHECK(strstr(nvmf_mem_err(m), "; staging instead: registering the 262144-byte host staging "
+		     "area: fake: Invalid argument") != NULL);
+	CHECK_EQ(f.va_calls, 2);                 /* peermem, then the staging area */
+	CHECK_EQ(nvmf_mem_close(m, err, sizeof(err)), 0);
+	check_clean("fallback failing");
+out:
+	free(host);
 	free(ref);
 }
 
@@ -1502,6 +1615,7 @@ int main(int argc, char **argv)
 		print_real_locality();
 	test_gpudirect_basic();
 	test_staged();
+	test_staged_fallback();
 	test_registration_paths();
 	test_register_more();
 	test_threads(1);

@@ -36,6 +36,17 @@ gpu_fio() {
 
 startline() { grep -m1 -oE 'buffers: .*' "$WORK/$1.log"; }
 
+# copies_check CASE MODE: CASE's closing "CUDA copies" line agrees with what fio counted
+copies_check() {
+	local out
+	if out=$(python3 "$REPO/tests/integration/cuda_copies_check.py" "$2" "$WORK/$1.log" \
+		 "$WORK/$1.json" 2>&1); then
+		ok "$1: CUDA copies ($2): $out"
+	else
+		bad "$1: CUDA copies ($2)" "$out; $(grep -m1 'CUDA copies' "$WORK/$1.log")"
+	fi
+}
+
 # ---- verify through GPU buffers: GPUDirect (gpudirect=1) and staged (gpudirect=0) ----
 for gd in 1 0; do
 	m=gpudirect; [ $gd = 0 ] && m=staged
@@ -62,6 +73,9 @@ for gd in 1 0; do
 	done
 	[ $m = gpudirect ] && log_check "$m-md5-128k-qd32" flushed batched
 	[ $m = staged ] && log_check "$m-md5-128k-qd32" staged
+	# the closing line counts every copy: one per io_u of each kind the mode makes
+	copies_check "$m-crc32c-4k-qd1" $m
+	copies_check "$m-md5-128k-qd32" $m
 done
 
 # The dma-buf path runs as far as this guest kernel lets it. The stand-in exports a dma-buf
@@ -119,6 +133,7 @@ log_check bench-write nocopy
 gpu_fio bench-read r $NVMEOF $CUDA --name=r --rw=randread --bs=4k --size=16m --iodepth=32 \
 	--number_ios=2000
 log_check bench-read nocopy
+copies_check bench-read benchmark
 startline bench-read | grep -q 'benchmark mode: no copies' &&
 	ok "start line says benchmark mode: $(startline bench-read)" ||
 	bad "start line (benchmark)" "got: $(startline bench-read)"
@@ -149,6 +164,26 @@ NVMF_STANDIN_LOG=$WORK/reg-dmabuf.cuda expect_fail reg-dmabuf \
 	$NVMEOF $CUDA --gpu_reg=dmabuf --name=w --rw=randwrite --bs=4k --size=2m --iodepth=8
 log_check reg-dmabuf balanced
 export_log reg-dmabuf
+# gpudirect=auto where dma-buf is the only registration allowed and this kernel cannot give
+# it: the job stages instead, verify passes, the start line says so and why; the tools'
+# datapath parser reads it as a fallback (what their gpudirect gate fails on)
+gpu_fio reg-dmabuf-auto rw $NVMEOF $CUDA --gpu_reg=dmabuf --gpudirect=auto --name=w \
+	--rw=randwrite --bs=4k --size=2m --iodepth=8 --verify=crc32c $V
+sl=$(startline reg-dmabuf-auto)
+echo "$sl" | grep -qE "staged through registered host memory \(gpudirect=auto, GPUDirect unavailable: cannot register [0-9]+ bytes of CUDA device 0 memory for RDMA: $DMABUF_WHY\); RDMA device .*staged mode" &&
+	ok "gpudirect=auto fell back to staged, saying why: $sl" || bad "gpudirect=auto fallback" "start line: $sl"
+copies_check reg-dmabuf-auto staged
+fb=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+from nvmeof import datapath
+ds = datapath.of_log(open(sys.argv[2]).read())
+assert ds and all(d["gpudirect"] == "staged" and d["fallback"] and not datapath.gpudirect_used(d) for d in ds), ds
+print(datapath.label(ds[0]))' "$REPO/tools" "$WORK/reg-dmabuf-auto.log" 2>&1) &&
+	ok "datapath reads the fallback: $fb" || bad "datapath on the fallback" "$fb"
+# gpudirect=auto where GPUDirect registers (peermem here): no fallback
+gpu_fio auto-peermem rw $NVMEOF $CUDA --gpudirect=auto --name=w --rw=randwrite --bs=4k \
+	--size=2m --iodepth=8 --verify=crc32c $V
+startline auto-peermem | grep -q 'GPUDirect via peermem' && ! startline auto-peermem | grep -q 'staged' &&
+	ok "gpudirect=auto with GPUDirect available: GPUDirect" || bad "gpudirect=auto" "start line: $(startline auto-peermem)"
 # the device says it has no dma-buf: said in words, peermem used
 NVMF_STANDIN_DMABUF=0 gpu_fio no-dmabuf-attr rw $NVMEOF $CUDA --name=w --rw=randwrite --bs=4k \
 	--size=2m --iodepth=8 --verify=crc32c $V
