@@ -15,7 +15,7 @@
 #include "nvmf_cuda.h"
 #include "nvmf_err.h"
 #include "nvmf_mem.h"
-#include "nvmf_rdma.h"
+#include "nvmf_sysfs.h"
 #include "nvmf_shim.h"
 
 enum nvmf_mem_copy {

@@ -575,24 +575,6 @@ void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
 		f->parent = parent;
 }
 
-int nvmf_sysfs_rdma_parent(const char *root, const char *dev, char *buf, size_t len)
-{
-	char path[512];
-	ssize_t n;
-
-	buf[0] = 0;
-	if (!dev || !dev[0] || strchr(dev, '/'))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device", root ? root : "/sys", dev);
-	n = readlink(path, buf, len - 1);
-	if (n <= 0) {
-		buf[0] = 0;
-		return -ENOENT;
-	}
-	buf[n] = 0;
-	return 0;
-}
-
 uint8_t nvmf_rdma_queue_ack_timeout(struct nvmf_rdma_queue *rq)
 {
 	struct ibv_qp_attr attr;

@@ -8,6 +8,7 @@
 
 #include "nvmf_policy.h"
 #include "nvmf_queue.h"
+#include "nvmf_sysfs.h"
 
 /* A completion queue, its channel (event mode) and its arming state: a queue's own, or one a
  * lane's I/O queues share, so that one poll reaps all of them and one channel wakes a sleeping
@@ -103,9 +104,6 @@ int  nvmf_rdma_queue_port_check(struct nvmf_rdma_queue *rq, char *why, size_t wh
  * parent; f->parent NULL when it has none).  sysfs: NULL for /sys (tests give a tree). */
 void nvmf_rdma_queue_dev_facts(struct nvmf_rdma_queue *rq, const char *sysfs,
 			       struct nvmf_dev_facts *f, char *parent, size_t len);
-/* The sysfs link of RDMA device dev to its parent device (root: NULL for /sys), unresolved,
- * in buf: 0, -ENOENT when it has none (a software device), -EINVAL for a bad name. */
-int  nvmf_sysfs_rdma_parent(const char *root, const char *dev, char *buf, size_t len);
 /* A CM reject's NVMe/RDMA private data (the record format, the status) in words. */
 void nvmf_reject_describe(const void *priv, uint8_t len, char *buf, size_t buflen);
 /* The queue pair's local ACK timeout exponent as the device holds it (0: unknown). */

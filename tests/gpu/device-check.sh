@@ -6,7 +6,12 @@
 # libcuda.so.1 (NVMF_TEST_REAL_DRIVER=1: contexts in threads and forked children, allocation
 # and 64 KiB alignment, dma-buf export, copies byte for byte in GPUDirect and staged modes, the
 # flush), checks lib/nvmf_cuda_api.h against the machine's cuda.h when it has one, runs the
-# same unit test against the stand-in driver for comparison, and prints a summary.
+# same unit test against the stand-in driver for comparison, measures what each GPU buffer
+# mode costs the host per I/O on the real driver (tests/gpu/mode_cost.c: GPUDirect in
+# benchmark and data mode, staged), and prints a summary.  Where the machine can also reach a
+# target (NVMEOF_TRADDR, NVMEOF_SUBNQN, NVMEOF_NSID set, fio and an RDMA device here, the
+# engine built), it runs a short nvmeof-compare of the three memory modes: host, GPUDirect
+# and staged, with --require-gpudirect, reads only.
 #
 # Exit: 0 all passed, 1 something failed, 77 no NVIDIA driver here (nothing to check).
 # Bounded: every step under `timeout`; the whole script well under 10 minutes.
@@ -71,7 +76,7 @@ ls /sys/class/infiniband 2>/dev/null | sed 's/^/device-check:   RDMA device: /'
 # ---- build: gcc and the repository only (no rdma-core, no fio) ----
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 FLAGS="-std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Ilib -Itests/unit -Itests/cuda-standin"
-LIBSRC="lib/nvmf_cuda.c lib/nvmf_mem.c"
+LIBSRC="lib/nvmf_cuda.c lib/nvmf_mem.c lib/nvmf_err.c lib/nvmf_sysfs.c"
 build() { # NAME OUTPUT ARGS...
 	local name=$1 out=$2 log="$OUT/$1.build.log"
 	shift 2
@@ -101,6 +106,8 @@ say "building with $CC ($($CC --version 2>/dev/null | head -1))"
 have_test=0
 build test_cuda "$OUT/test_cuda" $FLAGS -DNVMF_STANDIN_DIR="\"$OUT/cuda-standin\"" \
 	tests/unit/test_cuda.c $LIBSRC -ldl -lpthread && have_test=1
+have_cost=0
+build mode_cost "$OUT/mode_cost" $FLAGS tests/gpu/mode_cost.c $LIBSRC -ldl -lpthread && have_cost=1
 have_san=0
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 if echo 'int main(void){return 0;}' | "$CC" $SAN -x c - -o "$OUT/san-probe" >/dev/null 2>&1; then
@@ -148,6 +155,29 @@ fi
 if [ $have_test = 1 ] && [ $have_standin = 1 ]; then
 	say "test_cuda against the stand-in (the same test, for comparison):"
 	run "stand-in: test_cuda" "$OUT/test_cuda.standin.log" "$OUT/test_cuda"
+fi
+if [ $have_cost = 1 ]; then
+	say "what each buffer mode costs the host per I/O, real driver (no RDMA: copies and flushes only):"
+	run "real driver: mode costs" "$OUT/mode_cost.real.log" "$OUT/mode_cost"
+	[ $have_standin = 1 ] && run "stand-in: mode costs" "$OUT/mode_cost.standin.log" \
+		env LD_LIBRARY_PATH="$OUT/cuda-standin" "$OUT/mode_cost" 4000
+fi
+
+# ---- a short compare of the three memory modes against a real target, where one is reachable ----
+if [ -n "${NVMEOF_TRADDR:-}" ] && [ -n "${NVMEOF_SUBNQN:-}" ] && [ -n "${NVMEOF_NSID:-}" ]; then
+	if ! command -v fio >/dev/null 2>&1 || [ ! -e build/libfio_nvmeof.so ] ||
+	   [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+		result "compare host / GPUDirect / staged" SKIP "needs fio, an RDMA device and make's engine here"
+	else
+		printf 'rw=randread bs=4k iodepth=32\nrw=read bs=128k iodepth=8\n' >"$OUT/modes.matrix"
+		STEP_TIMEOUT=600 run "compare host / GPUDirect / staged" "$OUT/compare.log" \
+			tools/nvmeof-compare --traddr "$NVMEOF_TRADDR" --subnqn "$NVMEOF_SUBNQN" \
+			--nsid "$NVMEOF_NSID" --matrix "$OUT/modes.matrix" --runtime 10 --repeat 1 \
+			--initiators engine-poll,engine-poll-gpu,engine-poll-staged \
+			--cuda-device "${CUDA_DEVICE:-0}" --require-gpudirect --out "$OUT/compare"
+	fi
+else
+	result "compare host / GPUDirect / staged" SKIP "no target named (NVMEOF_TRADDR, NVMEOF_SUBNQN, NVMEOF_NSID)"
 fi
 
 echo
