@@ -24,7 +24,7 @@ else echo "note: no SPDK built (make spdk): no spdk rows"; fi
 # --engine-opt: delay_submit=1 (the engine's default) must reach every engine run's job and no other
 (cd "$REPO" && tools/nvmeof-compare --quick --initiators $VARS --runtime 2 --repeat 2 \
 	--size 16m --engine build/libfio_nvmeof.so --engine-opt delay_submit=1 --cuda-device 0 \
-	--cuda-lib build/cuda-standin --out "$OUT") > "$OUT/compare.out" 2>&1
+	--cuda-lib build/cuda-standin --require-gpudirect --out "$OUT") > "$OUT/compare.out" 2>&1
 rc=$?
 cat "$OUT/compare.out"
 case $rc in
@@ -219,6 +219,31 @@ for r in map(json.loads, open(os.path.join(out, "runs.jsonl"))):
 for v in [v for v in VARS if v.startswith("engine")]:
     want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in v else "host"
     check(re.search(r"^- %s: %s$" % (re.escape(v), want), md, re.M), "report.md's data path section: %s not %s" % (v, want))
+# the GPU column's copies: its runs' closing lines (read here with a regex of this test's own),
+# none in benchmark mode, 1..reads flushes; the report's copies table and the GPU's placement
+for r in map(json.loads, open(os.path.join(out, "runs.jsonl"))):
+    if "-gpu" not in r["variant"]:
+        check("copies" not in r, "%s: host memory with a copies record" % r["id"])
+        continue
+    log = open(os.path.join(out, "runs", r["id"] + ".log"), errors="replace").read()
+    cl = re.findall(r"^nvmeof: [^:]+: CUDA copies: (.*)$", log, re.M)
+    ns = [int(x) for x in re.findall(r"(?:data|staged) \S+ (\d+) \(", " ".join(cl))]
+    fl = sum(int(x) for x in re.findall(r"flushes (\d+) \(", " ".join(cl)))
+    reads = fio_doc(os.path.join(out, "runs", r["id"] + ".json"))["jobs"][0]["read"]["total_ios"]
+    check(len(cl) == 1 and len(ns) == 4 and not any(ns) and 1 <= fl <= reads,
+          "%s: closing copies line(s) %r (want one, no copies, 1..%d flushes)" % (r["id"], cl, reads))
+    c = r.get("copies") or {}
+    check(c.get("jobs") == 1 and c.get("flushes", {}).get("n") == fl and
+          all(c.get(k, {}).get("n") == 0 for k in ("data host->device", "data device->host",
+                                                  "staged host->device", "staged device->host")),
+          "%s: runs.jsonl copies %r, the log says %d flushes" % (r["id"], c, fl))
+check("## Copies between host and GPU memory" in md, "report.md has no copies section")
+for row in ROWS:
+    check(re.search(r"^\| engine-poll-gpu \| %s \| 0\.00 \| 0\.0 \| " % row, md, re.M),
+          "report.md's copies table: no zero-copy line for engine-poll-gpu %s" % row)
+check(re.search(r"^- engine-poll-gpu: GPU 0 \([^,]*, NUMA [^)]*\), RDMA device rxe0 \(", md, re.M),
+      "report.md does not place the GPU and the RDMA device")
+check("--require-gpudirect" not in md or "Failed runs" not in md, "--require-gpudirect failed a GPUDirect run")
 # the GPU memory column's job, and its ratios to the same engine column with host memory
 for p, l in jobs.items():
     if ".engine-poll-gpu." in p:

@@ -171,6 +171,12 @@ if [ -f "$REAL_ENG" ] && command -v fio >/dev/null; then
 		--quick --engine "$REAL_ENG" --targets nvmet --cuda-device 0,1
 	accept gpu-by-name '1 initiators \(engine-event-qauto-staged\)' \
 		--quick --engine "$REAL_ENG" --targets nvmet --cuda-device 0 --initiators engine-event-qauto-staged
+	refuse gpu-require-none ': --require-gpudirect: no GPUDirect initiator runs' \
+		--quick --engine "$REAL_ENG" --targets nvmet --cuda-device 0 --initiators engine-poll-staged --require-gpudirect
+	refuse gpu-require-fo ': --require-gpudirect does not go with --failover \(it runs qualify.s failover job with host memory\)' \
+		--failover --engine "$REAL_ENG" --require-gpudirect
+	refuse gpu-device-fo ': --cuda-device does not go with --failover' \
+		--failover --engine "$REAL_ENG" --cuda-device 0
 	accept eo-ok 'engine options gpu_reg=auto$' \
 		--quick --engine "$REAL_ENG" --engine-opt gpu_reg=auto
 	accept fo-eo-ok '; engine options nvmeof_mem=cuda$' --failover --engine "$REAL_ENG" --engine-opt nvmeof_mem=cuda
@@ -200,6 +206,25 @@ assert compare_run.run_env("engine-poll", {"cuda": {"device": "0", "lib": "/x"}}
 print("engine job: the engine options in [global]; kernel job: none; -gpu and -staged jobs: nvmeof_mem, gpudirect, cuda_device; their LD_LIBRARY_PATH")
 PY
 ); then ok "eo-jobfile: $out"; else bad eo-jobfile "$out"; fi
+# --require-gpudirect's verdict on a run, from the start lines its log had
+if out=$(python3 - "$REPO/tools" <<'PY' 2>&1
+import sys
+sys.path.insert(0, sys.argv[1])
+from nvmeof import compare_run, datapath
+S = "nvmeof: r: nqn.x cntlid 1 (Linux, fw 6.1), ns 1: 16 MiB, poll via rxe0 port 1 (a -> b:4420); buffers: CUDA device 0 (0000:3b:00.0, NUMA 0), "
+gd = S + "GPUDirect via peermem (dma-buf: no), cuFlushGPUDirectRDMAWrites after reads; RDMA device rxe0 (no PCI device, NUMA ?); benchmark mode: no copies (x); the target may RDMA-read them"
+fb = S + "staged through registered host memory (gpudirect=auto, GPUDirect unavailable: cannot register 1 bytes of CUDA device 0 memory for RDMA: dma-buf: nope (really)); RDMA device rxe0 (no PCI device, NUMA ?); staged mode: x; the target may RDMA-read them"
+def rec(v, *lines):
+    return {"variant": v, "buffers": datapath.of_log("\n".join(lines))}
+assert compare_run.not_gpudirect(rec("engine-poll-gpu", gd, gd)) is None
+w = compare_run.not_gpudirect(rec("engine-poll-gpu", gd, fb))
+assert w == "job r's data path was staged (gpudirect=auto fell back) (cannot register 1 bytes of CUDA device 0 memory for RDMA: dma-buf: nope (really))", w
+assert compare_run.not_gpudirect(rec("engine-poll-gpu")) == "no engine start line in the run's log"
+assert compare_run.not_gpudirect(rec("engine-poll-staged", fb)) is None      # staged on purpose
+assert compare_run.not_gpudirect(rec("engine-poll", fb)) is None
+print("a -gpu run passes with GPUDirect in every start line, fails on a fallback (naming it) or no start line; -staged and host runs are not judged")
+PY
+); then ok "require-gpudirect: $out"; else bad require-gpudirect "$out"; fi
 
 echo "tools_compare_cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -78,6 +78,9 @@ def parser():
     p.add_argument("--cuda-lib", metavar="DIR",
                    help="directory with the libcuda.so.1 the GPU memory variants load (LD_LIBRARY_PATH for their "
                         "runs; default: the system's)")
+    p.add_argument("--require-gpudirect", action="store_true",
+                   help="a GPUDirect (-gpu) run whose engine start lines do not all say GPUDirect via dma-buf or "
+                        "peermem fails, naming the data path it took (needs --cuda-device and a -gpu initiator)")
     p.add_argument("--fio", default="fio", help="fio binary (fio on PATH)")
     p.add_argument("--fio-slack", type=int, default=60,
                    help="seconds a fio may take beyond --runtime before it is killed (60)")
@@ -214,6 +217,9 @@ def make_plan(a):
     if cuda is not None and not any(cm.engine_parts(v)[2] for v in variants):
         die("--cuda-device: no GPU memory initiator runs (--initiators %s; the -gpu and -staged variants "
             "use it)" % ",".join(variants))
+    if a.require_gpudirect and not any(cm.engine_parts(v)[2] == "gpu" for v in variants):
+        die("--require-gpudirect: no GPUDirect initiator runs (--initiators %s; the -gpu variants need "
+            "--cuda-device)" % ",".join(variants))
     wr = [r["name"] for r in rows if cm.writes(r)]
     if real and wr and not a.destructive:
         die("refusing: %d row(s) write to %s nsid %d (%s%s); pass --destructive to allow writes to "
@@ -241,7 +247,8 @@ def make_plan(a):
             "runtime": a.runtime, "size": a.size, "target": targets[tnames[0]], "targets": targets,
             "target_order": tnames, "io_queues": io_queues,
             "prefill": writes_allowed and not a.no_prefill, "hosts": hosts,
-            "engine_opts": ["%s=%s" % kv for kv in engine_opts], "cuda": cuda}
+            "engine_opts": ["%s=%s" % kv for kv in engine_opts], "cuda": cuda,
+            "require_gpudirect": a.require_gpudirect}
 
 
 def forward_args(argv):

@@ -98,10 +98,13 @@ def check(a):
     Checked before anything boots or runs."""
     for k, name in (("matrix", "--matrix"), ("bench", "--bench"), ("quick", "--quick"), ("hosts", "--hosts"),
                     ("targets", "--targets"), ("spdk_plugin", "--spdk-plugin"), ("no_prefill", "--no-prefill"),
-                    ("runtime", "--runtime")):
+                    ("runtime", "--runtime"), ("cuda_device", "--cuda-device"), ("cuda_lib", "--cuda-lib"),
+                    ("require_gpudirect", "--require-gpudirect")):
         if getattr(a, k):
             die("%s does not go with --failover (it runs qualify's failover job%s)" % (
-                name, "; its length is --failover-runtime" if k == "runtime" else ", not a job matrix"))
+                name, "; its length is --failover-runtime" if k == "runtime" else
+                " with host memory" if k.startswith(("cuda", "require"))
+                else ", not a job matrix"))
     for k, v in DEFAULTS.items():
         if getattr(a, k) is None:
             setattr(a, k, v)

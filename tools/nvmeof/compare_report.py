@@ -59,6 +59,43 @@ def run_numbers(rec, clk_tck, m=None):
     return n
 
 
+def locality(bufs):
+    """Where a run's GPU memory and RDMA device were, from its start lines: one phrase per
+    distinct placement, or None for host memory."""
+    seen = []
+    for d in bufs:
+        if d.get("memory") != "cuda":
+            continue
+        n = lambda v: "?" if v is None else str(v)  # noqa: E731
+        t = "GPU %s (%s, NUMA %s)" % (d["cuda_device"], d["gpu_pci"], n(d.get("gpu_numa")))
+        if d.get("rdma_dev"):
+            t += ", RDMA device %s (%s, NUMA %s)" % (d["rdma_dev"], d.get("rdma_pci"), n(d.get("rdma_numa")))
+        if d.get("numa_differs"):
+            t += ": different NUMA nodes (the engine warned)"
+        if t not in seen:
+            seen.append(t)
+    return "; ".join(seen) or None
+
+
+def copy_cost(cp, m):
+    """A run's host<->GPU copies (datapath.copies: every job's closing line summed) per I/O,
+    and the time they took as a share of the jobs' time (jobs x runtime)."""
+    kinds = [k for k in cp if k not in ("flushes", "jobs")]
+    n = sum(cp[k]["n"] for k in kinds)
+    b = sum(cp[k]["bytes"] for k in kinds)
+    ms = sum(cp[k]["ms"] for k in kinds) + cp["flushes"]["ms"]
+    ios = m.get("ios") or 0
+    job_ms = (m.get("runtime_ms") or 0) * max(cp.get("jobs", 1), 1)
+    return {"copies": n, "bytes": b, "ms": round(ms, 3), "flushes": cp["flushes"]["n"],
+            "copies_per_io": n / ios if ios else None, "bytes_per_io": b / ios if ios else None,
+            "copy_us_per_io": ms * 1e3 / ios if ios else None,
+            "share": ms / job_ms if job_ms else None}
+
+
+def _num(v, digits, div=1):
+    return "-" if v is None else "%.*f" % (digits, v / div)
+
+
 def _median(vals):
     vals = [v for v in vals if v is not None]
     return statistics.median(vals) if vals else None
@@ -97,6 +134,11 @@ def aggregate(out):
                      "counters": r.get("counters", {})}
                 if "data_path" in r:
                     p["data_path"] = r["data_path"]
+                    loc = locality(r.get("buffers") or [])
+                    if loc:
+                        p["locality"] = loc
+                if r.get("copies") and r.get("metrics"):
+                    p["copies"] = copy_cost(r["copies"], r["metrics"])
                 if "metrics" in r:
                     p.update(run_numbers(r, clk))
                 if "hosts" in r:
@@ -317,6 +359,33 @@ def markdown(plan, base, cells, made):
               "The buffers each engine column's runs had, from the engine's own start lines (host memory, "
               "GPUDirect via dma-buf or peermem in benchmark or data mode, or staged), every run of the column:", ""]
         L += ["- %s: %s" % (v, ", ".join(x)) for v, x in dp.items()]
+        loc = {}
+        for c in cells:
+            for p in c["per_run"]:
+                if p.get("locality"):
+                    seen = loc.setdefault(c["variant"], [])
+                    seen += [p["locality"]] if p["locality"] not in seen else []
+        if loc:
+            L += ["", "Where the GPU memory and the RDMA device were (the start lines' PCI addresses and NUMA "
+                  "nodes; ? where the machine does not say):", ""]
+            L += ["- %s: %s" % (v, "; ".join(x)) for v, x in loc.items()]
+    cps = [(c, [p["copies"] for p in c["per_run"] if p.get("copies")]) for c in cells]
+    cps = [(c, x) for c, x in cps if x]
+    if cps:
+        L += ["", "## Copies between host and GPU memory", "",
+              "From each run's closing \"CUDA copies\" lines (every job's, summed; the engine counts each "
+              "copy, its bytes and the time spent in it): per I/O, and that time as a share of the jobs' "
+              "time (jobs x runtime), median of the runs. GPUDirect in benchmark mode copies nothing; data "
+              "mode copies fio's data; staged mode also copies device<->staging per I/O.", "",
+              "| initiator | row | copies/IO | KiB copied/IO | copy us/IO | share of job time | flushes |",
+              "|---|---|---:|---:|---:|---:|---:|"]
+        for c, x in cps:
+            med = {k: _median([p[k] for p in x]) for k in ("copies_per_io", "bytes_per_io", "copy_us_per_io",
+                                                           "share", "flushes")}
+            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                c["variant"], c["row"], _num(med["copies_per_io"], 2), _num(med["bytes_per_io"], 1, 1024),
+                _num(med["copy_us_per_io"], 2), "-" if med["share"] is None else "%.1f%%" % (100 * med["share"]),
+                _num(med["flushes"], 0)))
     gpu = [c for c in cells if "ratio_host" in c]
     if gpu:
         L += ["", "## GPU memory against host memory", "",

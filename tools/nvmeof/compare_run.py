@@ -383,7 +383,22 @@ def busy_jiffies(line):
     return f[0] + f[1] + f[2] + f[5] + f[6] + f[7]
 
 
-def summarize(rec, base, hosts=None):
+def not_gpudirect(rec):
+    """Why a GPUDirect (-gpu) run of REC did not have the target move data to and from GPU memory
+    in every job, from the engine's start lines; None when it did or the variant is not -gpu."""
+    if cm.engine_parts(rec.get("variant", ""))[2] != "gpu":
+        return None
+    bufs = rec.get("buffers") or []
+    if not bufs:
+        return "no engine start line in the run's log"
+    for d in bufs:
+        if not datapath.gpudirect_used(d):
+            return "job %s's data path was %s%s" % (d["job"], datapath.label(d),
+                                                     " (%s)" % d["fallback"] if d.get("fallback") else "")
+    return None
+
+
+def summarize(rec, base, hosts=None, require_gpudirect=False):
     """Add the numbers of fio's JSON and the CPU hooks to run record REC (done on the running
     side so that runs.jsonl is complete by itself; the report recomputes nothing else).  With
     HOSTS (a client/server run): "metrics" are the combined numbers (fio's "All clients"),
@@ -414,11 +429,18 @@ def summarize(rec, base, hosts=None):
         # the buffers each job's start line says it had: the data path the run really took
         try:
             with open(base + ".log", errors="replace") as f:
-                rec["data_path"], rec["buffers"] = datapath.summary(f.read())
+                text = f.read()
+            rec["data_path"], rec["buffers"] = datapath.summary(text)
+            cp = datapath.copies(text)
+            if cp:
+                rec["copies"] = cp
         except OSError:
             rec["data_path"], rec["buffers"] = [], []
     if rec["rc"] != 0 or m["error"] or any(h["error"] for h in rec.get("hosts", {}).values()):
         rec["status"] = "fail"
+    elif require_gpudirect and (why := not_gpudirect(rec)):
+        rec["status"] = "fail"
+        rec["note"] = (rec.get("note", "") + "; " if rec.get("note") else "") + "--require-gpudirect: " + why
     elif not m["ios"]:
         rec["status"] = "fail"
         rec["note"] = "no I/O completed"
@@ -533,7 +555,7 @@ def execute(plan, out, args):
                         if rc != 0:
                             rec["note"] = "fio killed after %d s" % (args.runtime + slack) if rc == 124 \
                                 else "fio exited %d" % rc
-                        summarize(rec, base, hosts)
+                        summarize(rec, base, hosts, plan.get("require_gpudirect", False))
                         _append(manifest, rec)
                         if rec["status"] == "ok":
                             m = rec["metrics"]
