@@ -377,7 +377,7 @@ def markdown(plan, base, cells, made):
               "copy, its bytes and the time spent in it): per I/O, and that time as a share of the jobs' "
               "time (jobs x runtime), median of the runs. GPUDirect in benchmark mode copies nothing; data "
               "mode copies fio's data; staged mode also copies device<->staging per I/O.", "",
-              "| initiator | row | copies/IO | KiB copied/IO | copy us/IO | share of job time | flushes |",
+              "| initiator | row | copies/IO | KiB copied/IO | copy+flush us/IO | share of job time | flushes |",
               "|---|---|---:|---:|---:|---:|---:|"]
         for c, x in cps:
             med = {k: _median([p[k] for p in x]) for k in ("copies_per_io", "bytes_per_io", "copy_us_per_io",
