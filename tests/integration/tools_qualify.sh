@@ -23,7 +23,7 @@
 #      on an error (a namespace that does not exist): stopped early, saying why; --mem cuda
 #      through the stand-in libcuda.so.1 (--cuda-lib): GPUDirect via peermem in every run, the
 #      mem and gpudirect gates PASS; gpu_reg=dmabuf (Soft-RoCE cannot map a dma-buf) with
-#      gpudirect=auto (staged, where the engine has it) and gpudirect=1 (the job fails):
+#      gpudirect=auto (staged; gpudirect=1, the job failing, on an engine without auto):
 #      --require-gpudirect FAILs with the engine's dma-buf reason.
 # Exit 0 pass, 1 fail, 77 skip.
 set -uo pipefail
@@ -43,6 +43,7 @@ command -v fio >/dev/null || { echo "SKIP: fio not installed"; exit 77; }
 if why=$($CHECK steady 2>&1); then ok "$why"; else bad "steady-state math" "$why"; fi
 if why=$($CHECK failover-math 2>&1); then ok "$why"; else bad "failover math" "$why"; fi
 if why=$($CHECK mem-args 2>&1); then ok "$why"; else bad "mem_args" "$why"; fi
+if why=$($CHECK example-gates "$REPO/jobs/qualify-gpu.gates" 2>&1); then ok "$why"; else bad "jobs/qualify-gpu.gates" "$why"; fi
 
 # usage_case NAME REGEX ARGS...: exit 2, exactly one line on stderr matching REGEX, nothing run
 usage_case() {

@@ -13,6 +13,8 @@
                                              log and mp_stats (recomputed here); STAMP: a file
                                              with the wall-clock ms the fault command itself
                                              wrote, which the report's fault time must match
+  tools_qualify_check.py example-gates FILE a shipped gates file parses and gates mem == cuda,
+                                             gpudirect == used
   tools_qualify_check.py mem-args          qualify.mem_args (another tool's --engine-opt list as
                                              qualify's GPU memory flags)
   tools_qualify_check.py fakefio FIO-ARGS...
@@ -331,6 +333,20 @@ def failover(out, stamp=None):
     print("failover %s (%s): %s; %d completions, 0 errors, verify clean" % (out, rep["initiator"], what, len(t)))
 
 
+def example_gates(path):
+    """A shipped gates file parses, and gates the data path (mem == cuda, gpudirect == used)."""
+    from nvmeof import qualify_gates as g
+    try:
+        gates = g.load(path)
+    except g.GateError as e:
+        fail(str(e))
+    have = {(x.metric, x.op, x.value) for x in gates}
+    for want in (("mem", "==", "cuda"), ("gpudirect", "==", "used")):
+        if want not in have:
+            fail("%s: no gate %s" % (path, " ".join(want)))
+    print("%s: %d gates parse, mem == cuda and gpudirect == used among them" % (os.path.basename(path), len(gates)))
+
+
 def mem_args():
     """qualify.mem_args: another tool's --engine-opt specs as qualify's own flags where it has them."""
     from nvmeof import qualify as q
@@ -520,6 +536,8 @@ if __name__ == "__main__":
         failover_math()
     elif sys.argv[1] == "failover":
         failover(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    elif sys.argv[1] == "example-gates":
+        example_gates(sys.argv[2])
     elif sys.argv[1] == "mem-args":
         mem_args()
     elif sys.argv[1] == "fakefio":

@@ -162,8 +162,9 @@ fi
 
 # 5. GPUDirect unavailable: gpu_reg=dmabuf, which Soft-RoCE cannot map. With gpudirect=auto the
 # engine stages through host memory and says why: --require-gpudirect fails (exit 1) naming the
-# workload, the data path and the reason; nothing else fails. With gpudirect=1 the job itself
-# fails: stop-loss, and the gate's reason is the engine's error line.
+# workload, the data path and the reason; nothing else fails. An engine without gpudirect=auto
+# runs gpudirect=1 instead: the job itself fails (stop-loss), the gate's reason the engine's
+# error line (the host suite's stand-in fio covers that case for every engine).
 gd_fail() {     # NAME GPUDIRECT WANT-WHY: exit 1, gate gpudirect == used FAIL, its why matching WANT-WHY
 	local name=$1 gd=$2 re=$3 rc why res
 	"$Q" $T --mem cuda --cuda-lib "$STANDIN" --gpudirect "$gd" --engine-opt gpu_reg=dmabuf --require-gpudirect \
@@ -191,7 +192,7 @@ if fio --parse-only --name=x --ioengine=external:"$ENG" --filename=/dev/null --t
 		bad "gpudirect-auto-staged" "errors, verify failures, stopped: $errs, want (0, 0, None)"
 	fi
 else
-	echo "NOTE: this engine has no gpudirect=auto (fio --parse-only refuses it): the fallback case did not run"
+	echo "NOTE: this engine has no gpudirect=auto (fio --parse-only refuses it): gpudirect=1 instead"
+	gd_fail gpudirect-1-no-dmabuf 1 'verify: no start line \(run verify-write\); the engine said: nvmeof: verify: .*dma-buf'
 fi
-gd_fail gpudirect-1-no-dmabuf 1 'verify: no start line \(run verify-write\); the engine said: nvmeof: verify: .*dma-buf'
 suite_end tools_qualify
