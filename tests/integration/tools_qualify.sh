@@ -3,7 +3,13 @@
 # known series, the failover numbers on a synthetic completion log, gates-file errors naming
 # FILE:LINE, the --destructive refusal and the failover workload's usage errors, stop-loss on a
 # verify failure against a local file, a failover run against a local file whose fault command
-# stops fio for 0.5 s: failover_ms sees it and a gate fails), then two testbed boots:
+# stops fio for 0.5 s: failover_ms sees it and a gate fails; GPU memory's refusals (--mem cuda
+# with the kernel initiator, --cuda-device/--gpudirect/--cuda-lib/--require-gpudirect without
+# it, nvmeof_mem/cuda_device/gpudirect through --engine-opt, the mem and gpudirect gates' bad
+# lines) and, through a stand-in fio that prints the engine's start and copies lines, the data
+# path in the report and the mem and gpudirect gates recomputed from the raw logs: GPUDirect
+# throughout (PASS), the verify pass staged by gpudirect=auto and a run that never started
+# (--require-gpudirect FAIL, the reason named), host memory), then two testbed boots:
 #   1. the tool's own testbed mode (engine): tiny sizes, 1 s rounds, generous gates -> PASS,
 #      exit 0, report.md/json and plots, every measured value equal to what this test computes
 #      from the raw fio JSON files; with the failover workload (the tool adds port 4421 and
@@ -14,7 +20,11 @@
 #      initiator's native multipath under the same port removal (--fault-cmd); the engine under
 #      the tool's own --fault ana (port 1's ANA group inaccessible, then optimized); stop-loss
 #      on a verify failure (the file-backed namespace corrupted between write and read-back) and
-#      on an error (a namespace that does not exist): stopped early, saying why.
+#      on an error (a namespace that does not exist): stopped early, saying why; --mem cuda
+#      through the stand-in libcuda.so.1 (--cuda-lib): GPUDirect via peermem in every run, the
+#      mem and gpudirect gates PASS; gpu_reg=dmabuf (Soft-RoCE cannot map a dma-buf) with
+#      gpudirect=auto (staged; gpudirect=1, the job failing, on an engine without auto):
+#      --require-gpudirect FAILs with the engine's dma-buf reason.
 # Exit 0 pass, 1 fail, 77 skip.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,6 +42,8 @@ command -v fio >/dev/null || { echo "SKIP: fio not installed"; exit 77; }
 # ------------------------------------------------------------------ host only
 if why=$($CHECK steady 2>&1); then ok "$why"; else bad "steady-state math" "$why"; fi
 if why=$($CHECK failover-math 2>&1); then ok "$why"; else bad "failover math" "$why"; fi
+if why=$($CHECK mem-args 2>&1); then ok "$why"; else bad "mem_args" "$why"; fi
+if why=$($CHECK example-gates "$REPO/jobs/qualify-gpu.gates" 2>&1); then ok "$why"; else bad "jobs/qualify-gpu.gates" "$why"; fi
 
 # usage_case NAME REGEX ARGS...: exit 2, exactly one line on stderr matching REGEX, nothing run
 usage_case() {
@@ -77,13 +89,41 @@ errors is a whole-run metric|errors randread qd32 == 0
 iops needs a workload|iops >= 5
 expected 'METRIC|iops randread >= 5
 workload randread qd16 is not measured|iops randread qd16 >= 5
+mem value 'gpu' is not host or cuda|mem == gpu
+unknown operator '<=' for mem|mem <= cuda
+unknown operator '>=' for gpudirect|gpudirect >= used
+gpudirect value 'yes' is not used or dma-buf or peermem or staged|gpudirect == yes
+mem is a whole-run metric|mem randread qd32 == cuda
+gpudirect is a whole-run metric|gpudirect verify qd8 == used
 CASES
 usage_case "qualify --engine-opt, kernel initiator" '^nvmeof-qualify: --engine-opt is for --initiator engine' \
 	$LOCAL --engine-opt nvmeof_mem=cuda
-usage_case "qualify --engine-opt, a bad value" '^nvmeof-qualify: --engine-opt gpudirect=7: fio refuses it' \
-	--size 1M --engine-opt gpudirect=7
+usage_case "qualify --engine-opt, a bad value" '^nvmeof-qualify: --engine-opt gpu_reg=7: fio refuses it' \
+	--size 1M --engine-opt gpu_reg=7
 usage_case "qualify --engine-opt, set by the tool" '^nvmeof-qualify: --engine-opt mp_stats=x: the tool sets mp_stats' \
 	--size 1M --engine-opt mp_stats=x
+# GPU memory (--mem cuda): what does not go with it, what needs it, what the tool sets itself
+STANDIN=$REPO/build/cuda-standin
+usage_case "--mem cuda, kernel initiator" '^nvmeof-qualify: --mem cuda is for --initiator engine' $LOCAL --mem cuda
+for o in "--cuda-device 0" "--gpudirect 0" "--cuda-lib $STANDIN" "--require-gpudirect"; do
+	usage_case "$o without --mem cuda" "^nvmeof-qualify: ${o%% *} is for GPU memory: add --mem cuda\$" --size 1M $o
+done
+usage_case "--cuda-lib without libcuda.so.1" "^nvmeof-qualify: --cuda-lib $W: no libcuda.so.1 there" \
+	--size 1M --mem cuda --cuda-lib "$W"
+usage_case "--cuda-lib with --hosts" "^nvmeof-qualify: --cuda-lib is this host's LD_LIBRARY_PATH: with --hosts" \
+	$HOSTS_REAL --hosts h1,h2 --mem cuda --cuda-lib "$STANDIN"
+usage_case "--cuda-device not a device" "^nvmeof-qualify: --cuda-device 0,x: fio refuses it: .*cuda_device" \
+	--size 1M --mem cuda --cuda-device 0,x
+for kv in nvmeof_mem=cuda:--mem cuda_device=1:--cuda-device gpudirect=0:--gpudirect; do
+	usage_case "--engine-opt ${kv%%:*}" "^nvmeof-qualify: --engine-opt ${kv%%:*}: the tool sets ${kv%%=*} itself \(${kv#*:}\)" \
+		--size 1M --mem cuda --engine-opt "${kv%%:*}"
+done
+printf 'gpudirect == used\n' >"$W/gd.gates"
+usage_case "gpudirect gate without --mem cuda" "^nvmeof-qualify: $W/gd.gates:1: gpudirect is for GPU memory: add --mem cuda" \
+	--size 1M --gates "$W/gd.gates"
+printf 'mem == host\n' >"$W/mem.gates"
+usage_case "mem gate, kernel initiator" "^nvmeof-qualify: $W/mem.gates:1: mem is read from the engine's start lines" \
+	$LOCAL --gates "$W/mem.gates"
 usage_case "gates file missing" "^nvmeof-qualify: $W/none.gates: cannot read" $LOCAL --gates "$W/none.gates"
 usage_case "real target without --destructive" "refusing to run: .*namespace 1 of nqn.x at 10.0.0.1:4420; add --destructive" \
 	--traddr 10.0.0.1 --subnqn nqn.x --size 16M
@@ -163,6 +203,54 @@ if [ $rc = 1 ] && grep -q '^qualify: stopped early at failover: error: failover 
 else
 	bad "failover, fault before fio's first completion" "exit $rc"; sed 's/^/    | /' "$W/fo-early.out" | tail -8
 fi
+
+# GPU memory, the tool's logic without a fabric: a stand-in fio (tools_qualify_check.py fakefio)
+# answers the engine's runs with the engine's own start and closing lines, its data path picked
+# per run; fio's parser still checks the options (--parse-only, --enghelp, --cmdhelp go to fio)
+printf '#!/bin/sh\ncase "$*" in *--parse-only*|*--enghelp*|*--cmdhelp*) exec fio "$@";; esac\nexec %s fakefio "$@"\n' \
+	"$CHECK" >"$W/fakefio"; chmod +x "$W/fakefio"
+FAKE="--traddr 192.0.2.1 --subnqn nqn.x --destructive --size 1M --rounds-max 5 --round-time 1 --fio $W/fakefio"
+printf 'mem == cuda\ngpudirect == used\nmem != host\n' >"$W/gpu.gates"
+# fake_case NAME RC CHECK-LINE QF_FAKE [args]: exit RC; the data path in report.json and report.md
+# equal what the check recomputes from the runs' logs
+fake_case() {
+	local name=$1 want=$2 expect=$3 mode=$4 rc why; shift 4
+	QF_FAKE=$mode QF_FAKE_COPIES=1 "$Q" $FAKE --out "$W/$name" "$@" >"$W/$name.out" 2>&1; rc=$?
+	if [ $rc != "$want" ]; then bad "$name" "exit $rc, want $want"; sed 's/^/    | /' "$W/$name.out" | tail -8; return 1
+	elif ! why=$($CHECK datapath "$W/$name" 2>&1); then bad "$name: data path" "$why"; return 1
+	elif [ -n "$expect" ] && ! grep -q -- "$expect" "$W/$name.out"; then
+		bad "$name" "no line '$expect'"; sed 's/^/    | /' "$W/$name.out" | tail -8; return 1
+	fi
+	ok "$name: exit $rc; $why"
+}
+# every run GPUDirect (peermem), the GPU options and the stand-in's directory in every run
+fake_case gpu-pass 0 '^qualify: PASS gpudirect == used' "" --mem cuda --cuda-device 0 --cuda-lib "$STANDIN" \
+	--engine-opt gpu_reg=peermem --workloads randread,verify --gates "$W/gpu.gates" &&
+if n=$(grep -L "^fake-env LD_LIBRARY_PATH=$STANDIN" "$W"/gpu-pass/fio/*.log) && [ -n "$n" ]; then
+	bad "gpu-pass: --cuda-lib" "runs without $STANDIN first on LD_LIBRARY_PATH: $n"
+elif why=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); o="--nvmeof_mem=cuda --cuda_device=0 --gpu_reg=peermem"
+bad=[x["name"] for x in r["runs"] if o not in x["cmd"]]; print("runs %s lack %s" % (bad, o) if bad else "%d runs" % len(r["runs"]))
+sys.exit(1 if bad or len(r["runs"]) != 8 else 0)' "$W/gpu-pass/report.json" 2>&1); then
+	ok "gpu-pass: $why (precondition, 5 rounds, verify write and read) with nvmeof_mem=cuda cuda_device=0 gpu_reg=peermem, LD_LIBRARY_PATH from --cuda-lib"
+else
+	bad "gpu-pass: the runs' options" "$why"
+fi
+# the verify pass staged (gpudirect=auto fell back): --require-gpudirect fails, naming the workload,
+# the data path and the engine's reason; the other gates pass, nothing stopped
+fake_case gpu-auto-staged 1 '^qualify: FAIL gpudirect == used (--require-gpudirect): measured peermem, staged, limit == used; verify: staged (gpudirect=auto fell back); GPUDirect unavailable: dma-buf: ' \
+	verify:auto --mem cuda --require-gpudirect --workloads randread,verify --precondition none &&
+if grep -q '^- verify: gpudirect=auto staged through host memory, GPUDirect unavailable: dma-buf: ' "$W/gpu-auto-staged/report.md" &&
+   grep -q '^- `gpudirect == used` FAIL: verify: staged (gpudirect=auto fell back); GPUDirect unavailable: dma-buf: ' "$W/gpu-auto-staged/report.md"; then
+	ok "gpu-auto-staged: report.md names the failing gate and the fallback's reason"
+else
+	bad "gpu-auto-staged" "report.md lacks the failing gate's reason or the fallback reason"
+fi
+# the engine could not register the memory: no start line, the engine's line as the reason
+fake_case gpu-no-start 1 "^qualify: FAIL gpudirect == used (--require-gpudirect): measured no start line, limit == used; randread qd32: no start line (run randread-qd32-r01); the engine said: nvmeof: randread-qd32: cannot register .*dma-buf" \
+	randread:fail --mem cuda --require-gpudirect --workloads randread,verify --precondition none
+# host memory: mem == host passes, and mem != cuda
+printf 'mem == host\nmem != cuda\n' >"$W/host.gates"
+fake_case host-mem 0 '^qualify: PASS mem != cuda' "" --workloads lat --runtime 1 --precondition none --gates "$W/host.gates"
 
 # ------------------------------------------------------------------ testbed 1: the tool's own
 cat >"$W/generous.gates" <<'G'

@@ -13,6 +13,23 @@
                                              log and mp_stats (recomputed here); STAMP: a file
                                              with the wall-clock ms the fault command itself
                                              wrote, which the report's fault time must match
+  tools_qualify_check.py example-gates FILE a shipped gates file parses and gates mem == cuda,
+                                             gpudirect == used
+  tools_qualify_check.py mem-args          qualify.mem_args (another tool's --engine-opt list as
+                                             qualify's GPU memory flags)
+  tools_qualify_check.py fakefio FIO-ARGS...
+                                             a stand-in for fio's runs against the engine (no
+                                             fabric): the job's JSON, and on stderr the engine's
+                                             start line and closing CUDA copies line as the
+                                             engine prints them, its data path picked by
+                                             QF_FAKE=WHAT:MODE,... (WHAT a --rw value or
+                                             "verify", MODE peermem, dma-buf, staged, auto
+                                             (gpudirect=auto fell back), host, fail; default
+                                             peermem), copies with QF_FAKE_COPIES=1
+  tools_qualify_check.py datapath OUT        OUT/report.json's data path (labels per workload,
+                                             copies summed, their share of the runtime, the
+                                             mem and gpudirect gates) against the raw fio logs,
+                                             read here with regular expressions of its own
 
 Exit 0 with one summary line, or 1 with the reasons."""
 import glob
@@ -316,6 +333,202 @@ def failover(out, stamp=None):
     print("failover %s (%s): %s; %d completions, 0 errors, verify clean" % (out, rep["initiator"], what, len(t)))
 
 
+def example_gates(path):
+    """A shipped gates file parses, and gates the data path (mem == cuda, gpudirect == used)."""
+    from nvmeof import qualify_gates as g
+    try:
+        gates = g.load(path)
+    except g.GateError as e:
+        fail(str(e))
+    have = {(x.metric, x.op, x.value) for x in gates}
+    for want in (("mem", "==", "cuda"), ("gpudirect", "==", "used")):
+        if want not in have:
+            fail("%s: no gate %s" % (path, " ".join(want)))
+    print("%s: %d gates parse, mem == cuda and gpudirect == used among them" % (os.path.basename(path), len(gates)))
+
+
+def mem_args():
+    """qualify.mem_args: another tool's --engine-opt specs as qualify's own flags where it has them."""
+    from nvmeof import qualify as q
+    cases = [(["nvmeof_mem=cuda", "cuda_device=0,1", "gpu_reg=peermem", "gpudirect=auto"],
+              ["--mem", "cuda", "--cuda-device", "0,1", "--engine-opt", "gpu_reg=peermem", "--gpudirect", "auto"]),
+             (["completion=event"], ["--engine-opt", "completion=event"]), (None, []),
+             (["nvmeof_mem"], ["--engine-opt", "nvmeof_mem"])]
+    bad = ["mem_args(%s) = %s, want %s" % (i, q.mem_args(i), w) for i, w in cases if q.mem_args(i) != w]
+    if bad:
+        fail("; ".join(bad))
+    print("mem_args: %d --engine-opt lists as qualify's --mem, --cuda-device, --gpudirect and --engine-opt" % len(cases))
+
+
+# ------------------------------------------------------------------ data path (GPU memory)
+FAKE_NQN = "nqn.2014-08.org.example:fake"
+REASON = "dma-buf: cuMemGetHandleForAddressRange: CUDA_ERROR_NOT_SUPPORTED (operation not supported)"
+
+
+def fakefio(args):
+    """fio as the tool runs it, without a target: what the engine would print (start line, copies
+    line) and a JSON report of 1000 IOPS, 1 s; the run's LD_LIBRARY_PATH on a line of its own."""
+    import random
+    opt = dict(a[2:].split("=", 1) for a in args if a.startswith("--") and "=" in a)
+    name, rw, out = opt.get("name", "job"), opt.get("rw", "read"), opt.get("output")
+    modes = dict(x.split(":", 1) for x in os.environ.get("QF_FAKE", "").split(",") if ":" in x)
+    mode = modes.get("verify" if "verify" in opt else rw, "host" if opt.get("nvmeof_mem") != "cuda" else "peermem")
+    sys.stderr.write("fake-env LD_LIBRARY_PATH=%s\n" % os.environ.get("LD_LIBRARY_PATH", ""))
+    head = "nvmeof: %s: %s cntlid 1 (Linux, fw 6.1), ns 1: 8 MiB, poll via rxe0 port 1 (192.0.2.2 -> 192.0.2.1:4420)" % (
+        name, FAKE_NQN)
+    gpu = "CUDA device %s (0000:3b:00.0, NUMA 0), " % opt.get("cuda_device", "0").split(",")[0]
+    rdma = "; RDMA device rxe0 (0000:5e:00.0, NUMA 1); WARNING: the GPU is on NUMA node 0 and the RDMA device " \
+           "on node 1: cross-socket transfers can halve bandwidth"
+    data = "verify" in opt
+    how = "data mode: host->device before writes, device->host after reads (fio's verify or buffer options need " \
+          "the bytes)" if data else "benchmark mode: no copies (fio neither fills nor checks the data)"
+    if mode == "fail":
+        sys.stderr.write("nvmeof: %s: cannot register 1048576 bytes of CUDA device 0 memory for RDMA: %s\n" % (
+            name, REASON))
+        sys.exit(1)
+    if mode == "host":
+        sys.stderr.write(head + "; the target may RDMA-read and write the buffers\n")
+    elif mode in ("peermem", "dma-buf"):
+        sys.stderr.write(head + "; buffers: " + gpu + "GPUDirect via %s%s, cuFlushGPUDirectRDMAWrites after reads" % (
+            mode, " (%s)" % REASON if mode == "peermem" else "") + rdma + "; " + how +
+            "; the target may RDMA-read and write them\n")
+    else:
+        fb = " (gpudirect=auto, GPUDirect unavailable: %s)" % REASON if mode == "auto" else ""
+        sys.stderr.write(head + "; buffers: " + gpu + "staged through registered host memory" + fb + rdma +
+                         "; staged mode: device<->staging per I/O%s; the target may RDMA-read and write them\n" % (
+                             ", and host<->device for fio's data checks" if data else ""))
+    d = {"iops": 1000.0, "bw_bytes": 4096000, "total_ios": 1000, "io_bytes": 4096000, "runtime": 1000,
+         "lat_ns": {"mean": 100000.0, "percentile": {"50.000000": 90000, "90.000000": 150000, "99.000000": 200000,
+                                                     "99.900000": 300000, "99.990000": 400000}}}
+    z = {"iops": 0.0, "bw_bytes": 0, "total_ios": 0, "io_bytes": 0, "runtime": 0, "lat_ns": {}}
+    reads = "read" in rw or opt.get("verify_only") == "1"
+    job = {"jobname": name, "error": 0, "usr_cpu": 1.0, "sys_cpu": 1.0, "ctx": 10,
+           "read": d if reads else z, "write": z if reads else d, "trim": z}
+    if mode != "host" and os.environ.get("QF_FAKE_COPIES") == "1":
+        r = random.Random(out)
+        kinds = ["data host->device", "data device->host", "staged device->host", "staged host->device"]
+        items = []
+        for k in kinds:
+            n = r.randint(1, 500) if (k.startswith("staged") and mode in ("staged", "auto")) or \
+                (k.startswith("data") and data) else 0
+            items.append("%s %d (%d bytes, %.3f ms)" % (k, n, n * 4096, n * r.random() / 10))
+        f = r.randint(0, 100) if mode in ("peermem", "dma-buf") else 0
+        sys.stderr.write("nvmeof: %s: CUDA copies: %s, flushes %d (%.3f ms)\n" % (name, ", ".join(items), f, f / 1000.0))
+    with open(out, "w") as fh:
+        json.dump({"fio version": "fio-3.33", "jobs": [job]}, fh)
+
+
+def datapath_check(out):
+    """report.json's data path against the raw logs: per workload the labels (recomputed here
+    from each start line), the copies summed over the runs, their share of the runs' fio
+    runtime; each run's command line has the GPU memory options; the mem and gpudirect gates'
+    verdicts recomputed."""
+    import re
+    bad = []
+    rep = json.load(open(os.path.join(out, "report.json")))
+    dp = rep["data_path"]
+    want = {}
+    for run in rep["runs"]:
+        log = open(os.path.join(out, run["log"]), errors="replace").read()
+        starts = re.findall(r"^nvmeof: [^:]+: nqn\S* cntlid \d+ .*$", log, re.M)
+        labels = []
+        for l in starts:
+            m = re.search(r"; buffers: CUDA device \d+ \([^)]*\), (GPUDirect via (dma-buf|peermem)|staged)", l)
+            if not m:
+                lb = "host"
+            elif m.group(2):
+                mm = re.search(r"; (benchmark|data) mode: ", l)
+                lb = "gpudirect-%s/%s" % (m.group(2), mm.group(1) if mm else "?")
+            else:
+                lb = "staged (gpudirect=auto fell back)" if "(gpudirect=auto, GPUDirect unavailable: " in l else "staged"
+            labels.append(lb)
+        w = want.setdefault(run["workload"], {"labels": [], "n": 0, "bytes": 0, "ms": 0.0, "rt": 0, "copies": 0,
+                                              "runs": 0, "nostart": 0, "used": [], "mem": []})
+        w["runs"] += 1
+        w["labels"] += [x for x in labels if x not in w["labels"]]
+        w["used"] += [x.startswith("gpudirect-") for x in labels]
+        w["mem"] += ["host" if x == "host" else "cuda" for x in labels]
+        w["nostart"] += not labels
+        cl = re.findall(r"^nvmeof: [^:]+: CUDA copies: (.*)$", log, re.M)
+        for c in cl:
+            for n, b, ms in re.findall(r"(?:data|staged) \S+ (\d+) \((\d+) bytes, ([0-9.]+) ms\)", c):
+                w["n"] += int(n)
+                w["bytes"] += int(b)
+                w["ms"] += float(ms)
+        if cl:
+            w["copies"] += 1
+            job = raw_doc(os.path.join(out, run["json"]))
+            w["rt"] += max(job[d]["runtime"] for d in ("read", "write", "trim"))
+        if rep["initiator"] == "engine" and dp["memory"] == "cuda":
+            args = run["cmd"].split()
+            for o in ["--nvmeof_mem=cuda"] + ["--%s=%s" % (k, dp[k]) for k in ("cuda_device", "gpudirect") if dp[k]]:
+                if o not in args:
+                    bad.append("run %s lacks %s" % (run["name"], o))
+            lib = re.search(r"^fake-env LD_LIBRARY_PATH=(.*)$", log, re.M)
+            if dp["cuda_lib"] and lib and lib.group(1).split(":")[0] != dp["cuda_lib"]:
+                bad.append("run %s: LD_LIBRARY_PATH %s, want %s first" % (run["name"], lib.group(1), dp["cuda_lib"]))
+    if list(want) != list(dp["workloads"]):
+        bad.append("workloads %s, the runs have %s" % (list(dp["workloads"]), list(want)))
+    ncopies = 0
+    for key, w in want.items():
+        got = dp["workloads"].get(key) or {}
+        if got.get("labels") != w["labels"]:
+            bad.append("%s: labels %s, the logs say %s" % (key, got.get("labels"), w["labels"]))
+        if len(got.get("runs", [])) != w["runs"] or len(got.get("no_start_line", [])) != w["nostart"]:
+            bad.append("%s: runs %s, without a start line %s; the logs: %d, %d" % (
+                key, got.get("runs"), got.get("no_start_line"), w["runs"], w["nostart"]))
+        c = got.get("copies")
+        if not w["copies"]:
+            if c is not None:
+                bad.append("%s: copies %s, the logs have no copies line" % (key, c))
+            continue
+        ncopies += 1
+        t = (c or {}).get("total") or {}
+        if (t.get("n"), t.get("bytes")) != (w["n"], w["bytes"]) or not close(round(t.get("ms", -1), 3), round(w["ms"], 3)):
+            bad.append("%s: copies %s, the logs sum to n %d, %d bytes, %.3f ms" % (key, t, w["n"], w["bytes"], w["ms"]))
+        share = w["ms"] / w["rt"] if w["rt"] else None
+        if share is None or got.get("copies_share") is None or abs(got["copies_share"] - share) > 1e-5:
+            bad.append("%s: copies share %s, the logs give %s (%s ms of %s ms)" % (
+                key, got.get("copies_share"), share, w["ms"], w["rt"]))
+    # the gates, recomputed: every start line of every run, a run without one fails
+    allused = [u for w in want.values() for u in w["used"]]
+    allmem = [m for w in want.values() for m in w["mem"]]
+    nostart = sum(w["nostart"] for w in want.values())
+    ngates = 0
+    for g in rep["gates"]:
+        if g["metric"] not in ("mem", "gpudirect"):
+            continue
+        ngates += 1
+        if g["metric"] == "mem":
+            hits = [m == g["limit"] for m in allmem]
+        elif g["limit"] == "used":
+            hits = allused
+        else:
+            hits = None
+        if hits is None:
+            continue
+        ok = not nostart and all(h == (g["op"] == "==") for h in hits) and bool(hits)
+        if (g["result"] == "PASS") != ok:
+            bad.append("gate %s: %s, recomputed %s" % (g["gate"], g["result"], "PASS" if ok else "FAIL"))
+        if g["result"] == "FAIL" and not g.get("why"):
+            bad.append("gate %s fails without saying why" % g["gate"])
+    md = open(os.path.join(out, "report.md")).read()
+    sect = md[md.find("## Buffers"):]
+    if "## Buffers" not in md:
+        bad.append("report.md has no Buffers section")
+    for key, w in want.items():
+        if "| %s | %d | %s |" % (key, w["runs"], ", ".join(w["labels"]) or "no start line") not in sect:
+            bad.append("report.md's Buffers section has no row %s with %s" % (key, w["labels"]))
+    for g in rep["gates"]:
+        if g.get("why") and "- `%s` %s: %s" % (g["gate"], g["result"], g["why"]) not in md:
+            bad.append("report.md does not say why %s failed" % g["gate"])
+    if bad:
+        fail("data path %s: " % out + "; ".join(bad))
+    print("data path %s: %s; %d workloads' data paths (%s) and %d copies sums equal the raw logs; %d mem/gpudirect "
+          "gates recomputed" % (out, rep["verdict"], len(want), "; ".join(
+              "%s %s" % (k, ",".join(w["labels"]) or "no start line") for k, w in want.items()), ncopies, ngates))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "steady":
         steady()
@@ -323,6 +536,14 @@ if __name__ == "__main__":
         failover_math()
     elif sys.argv[1] == "failover":
         failover(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    elif sys.argv[1] == "example-gates":
+        example_gates(sys.argv[2])
+    elif sys.argv[1] == "mem-args":
+        mem_args()
+    elif sys.argv[1] == "fakefio":
+        fakefio(sys.argv[2:])
+    elif sys.argv[1] == "datapath":
+        datapath_check(sys.argv[2])
     elif sys.argv[1] == "report":
         report(sys.argv[2], sys.argv[3])
     else:

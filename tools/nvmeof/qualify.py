@@ -3,7 +3,9 @@
 Precondition (sequential fill of twice the working set), the random workloads in rounds until
 steady state (SNIA PTS, see qualify_steady) or --rounds-max, 128 KiB sequential read and write,
 QD1 latency, a full verify pass, and on request a failover run (a fault injected under a
-verified job over several paths); gates from a file; report.md and report.json in --out.
+verified job over several paths); with --mem cuda every engine run in GPU memory, the data path
+each took (from the engine's start lines) reported and gated (mem, gpudirect); gates from a
+file; report.md and report.json in --out.
 Exit 0 PASS, 1 FAIL, 2 usage error.  See docs/qualify.md."""
 import argparse
 import glob
@@ -17,7 +19,7 @@ import sys
 import time
 import uuid
 
-from . import clientserver, engineopts, fiojson, gnuplot, qualify_failover, qualify_gates, qualify_steady
+from . import clientserver, datapath, engineopts, fiojson, gnuplot, qualify_failover, qualify_gates, qualify_steady
 from .engineopts import STOP_GRACE_MS, EngineOptError, engine_has_option, parse_engine_opts
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,7 +39,8 @@ RAND_BS = "4k"
 # what the tool sets in the engine's runs itself: --engine-opt may not name these
 ENGINE_OPTS_RESERVED = dict(
     engineopts.RESERVED, traddr="the paths: --traddr", host_traddr="the testbed's paths", mp_policy="--mp-policy",
-    mp_stats="the failover run's record", ctrl_loss_tmo="the failover run", reconnect_delay="the failover run")
+    mp_stats="the failover run's record", ctrl_loss_tmo="the failover run", reconnect_delay="the failover run",
+    nvmeof_mem="--mem", cuda_device="--cuda-device", gpudirect="--gpudirect")
 
 
 class Usage(Exception):
@@ -101,9 +104,27 @@ def build_parser():
     p.add_argument("--out", default="qualify-out", help="output directory (default ./qualify-out)")
     p.add_argument("--engine", default=os.path.join(REPO, "build", "libfio_nvmeof.so"), help="engine .so")
     p.add_argument("--engine-opt", action="append", metavar="KEY=VALUE",
-                   help="an option of the engine for every run (repeatable), e.g. nvmeof_mem=cuda; checked "
+                   help="an option of the engine for every run (repeatable), e.g. completion=event or, with --mem "
+                        "cuda, gpu_reg=peermem; checked "
                         "against the engine's options and fio's parser before anything runs")
     p.add_argument("--fio", default="fio", help="fio binary (default fio)")
+    g = p.add_argument_group("GPU memory (engine initiator)")
+    g.add_argument("--mem", choices=("host", "cuda"), default="host",
+                   help="the engine's buffers in every run: host memory (default) or cuda (GPU memory, the "
+                        "engine's nvmeof_mem=cuda; the data path each run took is in the report)")
+    g.add_argument("--cuda-device", metavar="N[,M...]",
+                   help="--mem cuda: the engine's cuda_device, the GPU or a list (one per lane; default the "
+                        "engine's, 0)")
+    g.add_argument("--gpudirect", choices=("0", "1", "auto"),
+                   help="--mem cuda: the engine's gpudirect: 1 the target moves data to and from GPU memory, "
+                        "0 staged through host memory, auto GPUDirect where the memory registers, else staged "
+                        "(default the engine's, 1)")
+    g.add_argument("--cuda-lib", metavar="DIR",
+                   help="--mem cuda: directory with the libcuda.so.1 the engine's runs load (prepended to their "
+                        "LD_LIBRARY_PATH)")
+    g.add_argument("--require-gpudirect", action="store_true",
+                   help="--mem cuda: the gate gpudirect == used (every engine run took GPUDirect, via dma-buf "
+                        "or peermem; a staged run fails it)")
     p.add_argument("--verify-pause-cmd",
                    help="shell command run between the verify pass's writes and its read-back "
                         "(e.g. restart the target: the data must survive)")
@@ -175,6 +196,7 @@ def check_args(a):
     check_failover_args(a)
     if a.initiator == "engine" and not os.path.exists(a.engine):
         raise Usage("engine %s not found (run make)" % a.engine)
+    check_mem_args(a)
     a.engine_opts = []
     if a.engine_opt:
         if a.initiator != "engine":
@@ -183,6 +205,61 @@ def check_args(a):
             a.engine_opts = parse_engine_opts(a.engine_opt, a.fio, a.engine, ENGINE_OPTS_RESERVED)
         except EngineOptError as e:
             raise Usage(str(e))
+
+
+def check_mem_args(a):
+    """--mem and the GPU memory options: a.cuda_opts, the engine options they make (checked by
+    fio's parser with the engine loaded, as --engine-opt is)."""
+    a.cuda_opts = []
+    if a.mem != "cuda":
+        for opt, v in (("--cuda-device", a.cuda_device), ("--gpudirect", a.gpudirect), ("--cuda-lib", a.cuda_lib),
+                       ("--require-gpudirect", True if a.require_gpudirect else None)):
+            if v is not None:
+                raise Usage("%s is for GPU memory: add --mem cuda" % opt)
+        return
+    if a.initiator != "engine":
+        raise Usage("--mem cuda is for --initiator engine (the kernel initiator's buffers are host memory)")
+    if a.cuda_lib is not None:
+        if a.host_list is not None:
+            raise Usage("--cuda-lib is this host's LD_LIBRARY_PATH: with --hosts each fio server loads its own "
+                        "libcuda.so.1 (start it with LD_LIBRARY_PATH set)")
+        if not os.path.isfile(os.path.join(a.cuda_lib, "libcuda.so.1")):
+            raise Usage("--cuda-lib %s: no libcuda.so.1 there" % a.cuda_lib)
+        a.cuda_lib = os.path.abspath(a.cuda_lib)
+    a.cuda_opts = [("nvmeof_mem", "cuda")]
+    for opt, key, v in (("--cuda-device", "cuda_device", a.cuda_device), ("--gpudirect", "gpudirect", a.gpudirect)):
+        if v is None:
+            continue
+        try:
+            parse_engine_opts(["nvmeof_mem=cuda", "%s=%s" % (key, v)], a.fio, a.engine, {})
+        except EngineOptError as e:
+            raise Usage("%s %s: %s" % (opt, v, str(e).split(": ", 1)[1]))
+        a.cuda_opts.append((key, v))
+
+
+MEM_OPTS = {"nvmeof_mem": "--mem", "cuda_device": "--cuda-device", "gpudirect": "--gpudirect"}
+
+
+def mem_args(specs):
+    """For a tool that runs nvmeof-qualify with --engine-opt KEY=VALUE specs of its own (compare
+    --failover): the specs qualify sets through its GPU memory flags (nvmeof_mem, cuda_device,
+    gpudirect; --engine-opt refuses them) as those flags, the rest as --engine-opt.  Returns the
+    argument list."""
+    out = []
+    for spec in specs or []:
+        key, sep, val = spec.partition("=")
+        flag = MEM_OPTS.get(key.strip().lstrip("-")) if sep else None
+        out += [flag, val] if flag else ["--engine-opt", spec]
+    return out
+
+
+def cuda_env(lib):
+    """The environment of the engine's fio runs with --cuda-lib DIR: DIR first on LD_LIBRARY_PATH
+    (the engine dlopens libcuda.so.1 in each job); None without."""
+    if not lib:
+        return None
+    old = os.environ.get("LD_LIBRARY_PATH")
+    return dict(os.environ, LD_LIBRARY_PATH=lib + (":" + old if old else ""))
 
 
 def check_failover_args(a):
@@ -250,6 +327,14 @@ def load_gates(a):
         if g.key is not None and g.key not in keys:
             raise qualify_gates.GateError("%s: workload %s is not measured by this run (measured: %s)"
                                           % (g.where, g.key, ", ".join(keys) or "none"))
+    for g in gates:
+        if g.metric in qualify_gates.DATAPATH_METRICS and a.initiator != "engine":
+            raise qualify_gates.GateError("%s: %s is read from the engine's start lines: the kernel initiator has "
+                                          "none (--initiator kernel)" % (g.where, g.metric))
+        if g.metric == "gpudirect" and a.mem != "cuda":
+            raise qualify_gates.GateError("%s: gpudirect is for GPU memory: add --mem cuda" % g.where)
+    if a.require_gpudirect and not any((g.metric, g.op, g.value) == ("gpudirect", "==", "used") for g in gates):
+        gates.append(qualify_gates.parse_line("gpudirect == used", "--require-gpudirect"))
     have = {g.metric for g in gates}
     for m in qualify_gates.RUN_METRICS:
         if m not in have:
@@ -273,6 +358,7 @@ class Runner:
         # a time-based run's last commands on a loaded target can take seconds: the kernel
         # initiator waits for them, and so must the engine, or the step ends in an error
         self.stop_grace = a.initiator == "engine" and engine_has_option(a.fio, a.engine, "stop_grace")
+        self.env = cuda_env(a.cuda_lib) if a.initiator == "engine" else None
 
     def target_args(self):
         a = self.a
@@ -285,7 +371,7 @@ class Runner:
                 args.append("--host_traddr=" + ",".join(a.host_traddrs))
             if self.stop_grace:
                 args.append("--stop_grace=%d" % STOP_GRACE_MS)
-            return args + ["--%s=%s" % kv for kv in a.engine_opts]
+            return args + ["--%s=%s" % kv for kv in a.cuda_opts + a.engine_opts]
         direct = 1 if os.path.exists(self.dev) and not os.path.isfile(self.dev) else 0
         return ["--ioengine=libaio", "--direct=%d" % direct, "--filename=" + self.dev]
 
@@ -319,14 +405,17 @@ class Runner:
                 f.write(text(i))
         return files
 
-    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None, sliced=False, timed=None):
+    def run(self, name, label, opts, timeout, verify_phase=False, jobname=None, sliced=False, timed=None,
+            workload=None):
         """One fio run; returns its record (also kept in self.runs).  Sets self.stopped on the
         first error or verify failure.  With --hosts: fio's client runs the job on every host
         (SLICED: each host on its own part of the working set); "metrics" are the combined
         numbers, "hosts" each host's.  TIMED: [{"name", "at", "cmd"[, "needs"]}] shell commands
         run while fio runs, AT seconds after it started (in order; one whose "needs" ran is run
         when fio ends before its time, or is interrupted); each gets its start and end (wall
-        clock, ms), exit status and output file; rec["t0_ms"] is fio's start."""
+        clock, ms), exit status and output file; rec["t0_ms"] is fio's start.  WORKLOAD: the
+        workload the run belongs to (default NAME); an engine run gets the data path its start
+        lines say (data_path, buffers) and its closing lines' CUDA copies (copies, None without)."""
         jpath = os.path.join(self.fiodir, name + ".json")
         lpath = os.path.join(self.fiodir, name + ".log")
         args = ["--name=" + (jobname or re.sub(r"-r[0-9]+$", "", name))] + self.target_args() + \
@@ -337,7 +426,7 @@ class Runner:
                 clientserver.client_args(hosts, self.host_jobs(name, args, sliced))
         else:
             cmd = [self.a.fio, "--eta=never", "--output-format=json", "--output=" + jpath] + args
-        rec = {"name": name, "label": label, "json": os.path.relpath(jpath, self.out),
+        rec = {"name": name, "label": label, "workload": workload or name, "json": os.path.relpath(jpath, self.out),
                "log": os.path.relpath(lpath, self.out), "cmd": " ".join(shlex.quote(c) for c in cmd)}
         t0 = time.time()
         rec["t0_ms"] = int(t0 * 1000)
@@ -347,7 +436,7 @@ class Runner:
         with open(lpath, "w") as log, open(jpath if hosts else os.devnull, "w") as jout:
             # a client's stdout: the servers' text lines, then the JSON (fiojson.parse skips the text)
             self.child = subprocess.Popen(cmd, stdout=jout if hosts else log, stderr=log if hosts else subprocess.STDOUT,
-                                          stdin=subprocess.DEVNULL)
+                                          stdin=subprocess.DEVNULL, env=self.env)
             try:
                 rc = self.wait_child(t0, timeout, pending, name)
             except subprocess.TimeoutExpired:
@@ -374,6 +463,8 @@ class Runner:
                     logtext += "\n".join(clientserver.text_lines(f.read())) + "\n"
             except OSError:
                 pass
+        if self.a.initiator == "engine":
+            data_path_of_run(rec, logtext)
         why = None
         m = None
         try:
@@ -425,9 +516,11 @@ class Runner:
         if why:
             say("%s: STOP (%s)" % (label, self.stopped["reason"]))
         else:
-            say("%s: %.0f IOPS, %.1f MiB/s, p99 %s us (%.1f s)%s" % (
+            say("%s: %.0f IOPS, %.1f MiB/s, p99 %s us (%.1f s)%s%s" % (
                 label, m["iops"], m["bw_bytes"] / 2.0 ** 20, fmt(m.get("lat_p99_us")), rec["secs"],
-                "".join("; %s %.0f IOPS" % (k, hm["iops"]) for k, hm in rec.get("hosts", {}).items())))
+                "".join("; %s %.0f IOPS" % (k, hm["iops"]) for k, hm in rec.get("hosts", {}).items()),
+                "; data path %s" % (", ".join(rec["data_path"]) or "unknown (no start line)")
+                if self.a.mem == "cuda" else ""))
         return rec
 
     def wait_child(self, t0, timeout, pending, name):
@@ -470,6 +563,37 @@ class Runner:
                 c.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 c.kill()
+
+
+def data_path_of_run(rec, logtext):
+    """An engine run's data path from its fio log: the start lines' labels and buffers, the
+    summed CUDA copies (None: no closing copies line), and, without a start line, the engine's
+    first other line (why the job never started)."""
+    rec["data_path"], rec["buffers"] = datapath.summary(logtext)
+    rec["copies"] = datapath.copies(logtext)
+    if not rec["buffers"]:
+        said = [l.strip() for l in logtext.split("\n") if l.startswith("nvmeof: ") and not datapath.COPIES.match(l)]
+        rec["engine_said"] = said[0] if said else None
+
+
+def sum_copies(cs):
+    """datapath.copies() of several runs added up (None when none has any)."""
+    cs = [c for c in cs if c]
+    if not cs:
+        return None
+    tot = {}
+    for c in cs:
+        for k, v in c.items():
+            if isinstance(v, dict):
+                t = tot.setdefault(k, {f: 0 for f in v})
+                for f, x in v.items():
+                    t[f] = t.get(f, 0) + x
+            else:
+                tot[k] = tot.get(k, 0) + v
+    for v in tot.values():
+        if isinstance(v, dict) and "ms" in v:
+            v["ms"] = round(v["ms"], 3)
+    return tot
 
 
 def fmt(v, nd=1):
@@ -517,7 +641,8 @@ def qualify(a, out, gates):
     try:
         if a.precondition == "fill":
             r.run("precondition", "precondition: sequential fill x2",
-                  ["--rw=write", "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd, "--loops=2"], seq_to * 2, sliced=True)
+                  ["--rw=write", "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd, "--loops=2"], seq_to * 2, sliced=True,
+                  workload="precondition")
         for key, kind in keys:
             if r.stopped:
                 break
@@ -528,7 +653,7 @@ def qualify(a, out, gates):
                 rounds = []
                 for i in range(1, a.rounds_max + 1):
                     rec = r.run("%s-r%02d" % (name, i), "%s round %d/%d" % (key, i, a.rounds_max),
-                                opts, a.round_time + 300)
+                                opts, a.round_time + 300, workload=key)
                     if r.stopped:
                         break
                     rounds.append(rec)
@@ -553,7 +678,7 @@ def qualify(a, out, gates):
             elif kind in ("seqread", "seqwrite"):
                 rec = r.run(name, key + " (128 KiB sequential)",
                             ["--rw=" + kind[3:], "--bs=" + SEQ_BS, "--iodepth=%d" % a.seq_qd] + tb(a.runtime),
-                            a.runtime + 300)
+                            a.runtime + 300, workload=key)
                 workloads[key] = {"kind": kind, "json": rec["json"]}
                 if not r.stopped:
                     workloads[key]["metrics"] = single_metrics(rec["metrics"])
@@ -562,7 +687,7 @@ def qualify(a, out, gates):
             elif kind == "lat":
                 rec = r.run(name, key + " (QD1 latency)",
                             ["--rw=randread", "--bs=" + RAND_BS, "--iodepth=1", "--norandommap=1",
-                             "--randrepeat=0"] + tb(a.runtime), a.runtime + 300)
+                             "--randrepeat=0"] + tb(a.runtime), a.runtime + 300, workload=key)
                 workloads[key] = {"kind": kind, "json": rec["json"]}
                 if not r.stopped:
                     workloads[key]["metrics"] = single_metrics(rec["metrics"])
@@ -572,7 +697,7 @@ def qualify(a, out, gates):
             vopts = ["--rw=write", "--bs=" + VERIFY_BS, "--iodepth=%d" % a.seq_qd, "--verify=crc32c",
                      "--randrepeat=1", "--verify_state_save=0"]
             r.run("verify-write", "verify: write the working set (crc32c)", vopts + ["--do_verify=0"], seq_to,
-                  jobname="verify", sliced=True)
+                  jobname="verify", sliced=True, workload="verify")
             if not r.stopped and a.verify_pause_cmd:
                 say("verify: running --verify-pause-cmd: %s" % a.verify_pause_cmd)
                 p = subprocess.run(a.verify_pause_cmd, shell=True)
@@ -584,7 +709,7 @@ def qualify(a, out, gates):
             if not r.stopped:
                 r.run("verify-read", "verify: read back and check every block",
                       vopts + ["--do_verify=1", "--verify_only=1", "--verify_fatal=1"], seq_to, verify_phase=True,
-                      jobname="verify", sliced=True)
+                      jobname="verify", sliced=True, workload="verify")
         if "failover" in a.wl and not r.stopped:
             workloads["failover"] = run_failover(a, r)
     finally:
@@ -611,7 +736,7 @@ def run_failover(a, r):
     if a.restore_cmd:
         timed.append({"name": "restore", "at": a.restore_at, "cmd": a.restore_cmd, "needs": "fault"})
     rec = r.run(name, "failover (%s, fault at %d s, restore at %d s)" % (a.fault_desc, a.fault_at, a.restore_at),
-                opts, a.failover_runtime + 300, verify_phase=True, timed=timed)
+                opts, a.failover_runtime + 300, verify_phase=True, timed=timed, workload="failover")
     fault = rec["timed"][0]
     restore = rec["timed"][1] if len(rec["timed"]) > 1 else None
     t0 = rec["t0_ms"]
@@ -683,8 +808,18 @@ def build_report(a, r, workloads, gates):
     fo = (workloads.get("failover") or {}).get("failover") or {}
     for m in qualify_gates.FAILOVER_METRICS:
         measured_run[m] = fo.get(m)
+    dp_runs = [{"workload": x["workload"], "run": x["name"], "buffers": x["buffers"], "said": x.get("engine_said")}
+               for x in r.runs if "buffers" in x]
     results = []
     for g in gates:
+        if g.metric in qualify_gates.DATAPATH_METRICS:
+            d = g.as_dict()
+            d["measured"], ok, why = qualify_gates.datapath_result(g, dp_runs)
+            d["result"] = "PASS" if ok else "FAIL"
+            if why:
+                d["why"] = why
+            results.append(d)
+            continue
         if g.workload is None:
             val = measured_run[g.metric]
         else:
@@ -704,6 +839,8 @@ def build_report(a, r, workloads, gates):
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "target": target_desc(a), "initiator": a.initiator, "hosts": a.host_list,
         "settings": {"engine_opts": ["%s=%s" % kv for kv in a.engine_opts],
+                     "mem": a.mem, "cuda_device": a.cuda_device, "gpudirect": a.gpudirect, "cuda_lib": a.cuda_lib,
+                     "require_gpudirect": a.require_gpudirect,
                      "size": a.size_bytes, "precondition": a.precondition, "rounds_max": a.rounds_max,
                      "round_time_s": a.round_time, "runtime_s": a.runtime, "qd": a.qd, "seq_qd": a.seq_qd,
                      "workloads": a.wl, "gates_file": a.gates,
@@ -716,7 +853,60 @@ def build_report(a, r, workloads, gates):
                                       "slope_excursion": qualify_steady.SLOPE_EXCURSION}},
         "stopped": r.stopped, "errors": r.errors, "verify_failures": r.verify_failures,
         "gates": results, "workloads": workloads, "runs": r.runs,
+        "data_path": data_path_report(a, r.runs, workloads) if a.initiator == "engine" else None,
     }
+
+
+def data_path_report(a, runs, workloads):
+    """report.json's data_path: the memory asked for, and per workload (in run order: precondition,
+    the measured workloads, verify, failover) the data path its engine runs' start lines say,
+    their buffers (each distinct one once), the fallback reasons, the runs without a start line,
+    and the CUDA copies summed over its runs with their share of its runs' fio runtime.  Each
+    measured workload's entry in WORKLOADS gets its labels as data_path too."""
+    dp = {"memory": a.mem, "cuda_device": a.cuda_device, "gpudirect": a.gpudirect, "cuda_lib": a.cuda_lib,
+          "engine_options": ["%s=%s" % kv for kv in a.cuda_opts], "workloads": {}}
+    for x in runs:
+        if "buffers" not in x:
+            continue
+        w = dp["workloads"].setdefault(x["workload"], {
+            "runs": [], "labels": [], "buffers": [], "fallback": [], "no_start_line": [], "copies": None,
+            "copies_runs": 0, "copies_runtime_ms": 0})
+        w["runs"].append(x["name"])
+        w["labels"] += [lb for lb in x["data_path"] if lb not in w["labels"]]
+        for d in x["buffers"]:
+            b = {k: v for k, v in d.items() if k != "job"}
+            if b not in w["buffers"]:
+                w["buffers"].append(b)
+            if d.get("fallback") and d["fallback"] not in w["fallback"]:
+                w["fallback"].append(d["fallback"])
+        if not x["buffers"]:
+            w["no_start_line"].append({"run": x["name"], "engine_said": x.get("engine_said")})
+        if x.get("copies"):
+            w["copies"] = sum_copies([w["copies"], x["copies"]])
+            w["copies_runs"] += 1
+            w["copies_runtime_ms"] += ((x.get("metrics") or {}).get("runtime_ms") or 0)
+    for key, w in dp["workloads"].items():
+        c = w["copies"]
+        if c:
+            c["total"] = {f: sum(c[k][f] for k in datapath.COPY_KINDS) for f in ("n", "bytes", "ms")}
+            c["total"]["ms"] = round(c["total"]["ms"], 3)
+            rt = w["copies_runtime_ms"]
+            w["copies_share"] = round(c["total"]["ms"] / rt, 6) if rt else None
+            w["flushes_share"] = round(c["flushes"]["ms"] / rt, 6) if rt else None
+        if key in workloads:
+            workloads[key]["data_path"] = w["labels"]
+    seen = []
+    for w in dp["workloads"].values():
+        for b in w["buffers"]:
+            if b["memory"] != "cuda":
+                continue
+            loc = {k: b.get(k) for k in ("cuda_device", "gpu_pci", "gpu_numa", "rdma_dev", "rdma_pci", "rdma_numa",
+                                         "numa_differs")}
+            if loc not in seen:
+                seen.append(loc)
+    dp["locality"] = seen
+    dp["numa_differs"] = any(x["numa_differs"] for x in seen)
+    return dp
 
 
 def target_desc(a):
@@ -825,24 +1015,81 @@ def failover_md(rep):
     return L
 
 
+def pct(x):
+    return "-" if x is None else "%.2f%%" % (100.0 * x)
+
+
+def buffers_md(rep):
+    """report.md's Buffers section: the memory asked for and the data path each workload took."""
+    dp = rep["data_path"]
+    asked = "host memory (`--mem host`)" if dp["memory"] == "host" else "GPU memory (`--mem cuda`: %s%s)" % (
+        " ".join("`%s`" % x for x in dp["engine_options"]), "; gpudirect: the engine's default (1)"
+        if dp["gpudirect"] is None else "")
+    L = ["## Buffers: the data path", "",
+         "Asked: %s. What each workload's engine runs took, from the engine's start lines (one per job); "
+         "copies from its closing `CUDA copies` lines, summed over the workload's runs, their time as a share "
+         "of those runs' fio runtime." % asked, "",
+         "| workload | runs | data path | copies | bytes copied | copy ms | share of runtime | flushes (ms) |",
+         "|---|---|---|---|---|---|---|---|"]
+    nocopies = []
+    for key, w in dp["workloads"].items():
+        c = w["copies"]
+        labels = ", ".join(w["labels"]) or "no start line"
+        if c:
+            L.append("| %s | %d | %s | %d | %d | %.1f | %s | %d (%.1f) |" % (
+                key, len(w["runs"]), labels, c["total"]["n"], c["total"]["bytes"], c["total"]["ms"],
+                pct(w.get("copies_share")), c["flushes"]["n"], c["flushes"]["ms"]))
+        else:
+            L.append("| %s | %d | %s | - | - | - | - | - |" % (key, len(w["runs"]), labels))
+            if any(b["memory"] == "cuda" for b in w["buffers"]):
+                nocopies.append(key)
+    L.append("")
+    for loc in dp["locality"]:
+        L.append("- GPU: CUDA device %s (%s, NUMA %s); RDMA device %s (%s, NUMA %s)%s" % (
+            loc["cuda_device"], loc["gpu_pci"], "?" if loc["gpu_numa"] is None else loc["gpu_numa"],
+            loc.get("rdma_dev") or "?", loc.get("rdma_pci") or "?",
+            "?" if loc.get("rdma_numa") is None else loc["rdma_numa"],
+            "; **WARNING: cross-socket**: the GPU and the RDMA device are on different NUMA nodes (bandwidth can "
+            "halve)" if loc["numa_differs"] else ""))
+    for key, w in dp["workloads"].items():
+        for why in w["fallback"]:
+            L.append("- %s: gpudirect=auto staged through host memory, GPUDirect unavailable: %s" % (key, why))
+        for x in w["no_start_line"]:
+            L.append("- %s: run %s has no start line%s" % (key, x["run"], "; the engine said: " + x["engine_said"]
+                                                          if x.get("engine_said") else ""))
+    for key, w in dp["workloads"].items():
+        c = w["copies"]
+        if c and c["total"]["n"]:
+            L.append("- %s copies: %s" % (key, ", ".join("%s %d (%d bytes, %.1f ms)" % (
+                k, c[k]["n"], c[k]["bytes"], c[k]["ms"]) for k in datapath.COPY_KINDS if c[k]["n"])))
+    if nocopies:
+        L.append("- copies not known for %s: the engine printed no closing `CUDA copies` line" % ", ".join(nocopies))
+    L.append("")
+    return L
+
+
 def write_report(out, rep):
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(rep, f, indent=1, sort_keys=False)
         f.write("\n")
     L = ["# NVMe-oF qualification: %s" % rep["verdict"], ""]
+    s = rep["settings"]
+    mem = " (GPU memory: `%s`%s)" % (" ".join(rep["data_path"]["engine_options"]), "; libcuda.so.1 from %s" % s[
+        "cuda_lib"] if s.get("cuda_lib") else "") if s.get("mem") == "cuda" and rep.get("data_path") else ""
     t = rep["target"]
     tdesc = t.get("device") or "%s %s ns %s" % (",".join(t.get("paths") or []) or "%s:%s" % (
         t.get("traddr"), t.get("trsvcid")), t.get("subnqn"), t.get("nsid"))
     if t.get("testbed"):
         tdesc += " (built-in testbed)"
     s = rep["settings"]
-    L += ["- target: %s" % tdesc, "- initiator: %s%s%s" % (rep["initiator"], " on the fio servers %s" % ", ".join(
+    L += ["- target: %s" % tdesc, "- initiator: %s%s%s%s" % (rep["initiator"], mem, " on the fio servers %s" % ", ".join(
               rep["hosts"]) if rep.get("hosts") else "", "; engine options: `%s`" % " ".join(s["engine_opts"])
               if s.get("engine_opts") else ""),
           "- working set: %s; precondition: %s; rounds: up to %d of %d s; sequential/QD1 runs: %d s; "
           "QD %d random, %d sequential" % (human(s["size"]), s["precondition"], s["rounds_max"], s["round_time_s"],
                                            s["runtime_s"], s["qd"], s["seq_qd"]),
-          "- gates: %s" % (s["gates_file"] or "(none given: errors == 0, verify_failures == 0)"),
+          "- gates: %s%s" % (s["gates_file"] or "(none given: errors == 0, verify_failures == 0)",
+                             "; `--require-gpudirect`: gpudirect == used" if s.get("require_gpudirect") else ""),
           "- when: %s" % rep["when"], ""]
     if rep["stopped"]:
         L += ["**Stopped early** at `%s`: %s" % (rep["stopped"]["run"], rep["stopped"]["reason"]), ""]
@@ -852,6 +1099,9 @@ def write_report(out, rep):
         L.append("| `%s` (%s) | %s | %s | **%s** |" % (g["gate"], g["where"], lim,
                                                     "not measured" if g["measured"] is None else fmt(g["measured"], 3),
                                                     g["result"]))
+    why = ["- `%s` %s: %s" % (g["gate"], g["result"], g["why"]) for g in rep["gates"] if g.get("why")]
+    if why:
+        L += [""] + why
     L += ["", "## Workloads", "",
           "| workload | rounds | steady state | IOPS | MiB/s | mean lat us | p99 us | p99.9 us |",
           "|---|---|---|---|---|---|---|---|"]
@@ -879,6 +1129,8 @@ def write_report(out, rep):
     L += ["", "Round workloads: IOPS, MiB/s and mean latency are the averages over the measurement window; "
           "percentiles are the window's worst round. Latency: fio's total latency (lat_ns) of the direction "
           "that moved the most I/O.", ""]
+    if rep.get("data_path"):
+        L += buffers_md(rep)
     for key, wl in rep["workloads"].items():
         if not wl.get("rounds"):
             continue
@@ -907,9 +1159,9 @@ def write_report(out, rep):
 
 def print_summary(rep, out):
     for g in rep["gates"]:
-        say("%s %s (%s): measured %s, limit %s %s" % (
+        say("%s %s (%s): measured %s, limit %s %s%s" % (
             g["result"], g["gate"], g["where"], "not measured" if g["measured"] is None else fmt(g["measured"], 3),
-            g["op"], fmt(g["limit"], 3)))
+            g["op"], fmt(g["limit"], 3), "; " + g["why"] if g.get("why") else ""))
     if rep["stopped"]:
         say("stopped early at %s: %s" % (rep["stopped"]["run"], rep["stopped"]["reason"]))
     failed = [g["gate"] for g in rep["gates"] if g["result"] == "FAIL"]
@@ -1069,6 +1321,13 @@ def run_testbed(a, argv):
         gargs += ["--verify-pause-cmd", a.verify_pause_cmd]
     for x in a.engine_opt or []:
         gargs += ["--engine-opt", x]
+    if a.mem != "host":
+        gargs += ["--mem", a.mem]
+    for opt, v in (("--cuda-device", a.cuda_device), ("--gpudirect", a.gpudirect), ("--cuda-lib", a.cuda_lib)):
+        if v is not None:
+            gargs += [opt, v]
+    if a.require_gpudirect:
+        gargs.append("--require-gpudirect")
     if "failover" in a.wl:
         gargs += ["--fault", a.fault, "--fault-at", str(a.fault_at), "--restore-at", str(a.restore_at),
                   "--failover-runtime", str(a.failover_runtime), "--mp-policy", a.mp_policy]

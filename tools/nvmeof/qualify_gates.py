@@ -13,12 +13,23 @@
         (failover_ms: the longest time without a completion from the fault on, both
         initiators; recovery_ms: the engine's, loss declared to the first completion on
         another path)
+      mem                                OP: == !=   VALUE: host | cuda
+        (the engine's buffers, from the start line of every job of every engine run:
+        == passes when all of them say that memory, != when none does)
+      gpudirect                          OP: == !=   VALUE: used | dma-buf | peermem | staged
+        (GPU memory only, --mem cuda: == used passes when every start line of every engine
+        run says GPUDirect, via dma-buf or peermem; a run that staged through host memory
+        (gpudirect=0, or gpudirect=auto falling back) or that has no start line fails it,
+        the result naming the workload, the data path and the engine's reason.  dma-buf,
+        peermem and staged ask for that one path.  --require-gpudirect adds gpudirect == used)
+      A run without a start line (it failed before it connected) fails mem and gpudirect
+      gates either way.  Engine initiator only: the kernel initiator prints no start line.
   WORKLOAD: randread randwrite randrw seqread seqwrite   QD: qdN (e.g. qd32)
 
 Blank lines and text after '#' are ignored.  Anything else is an error naming FILE:LINE."""
 import re
 
-from . import read_text
+from . import datapath, read_text
 
 WORKLOAD_METRICS = ("iops", "bw_mib_s", "lat_mean_us", "p50_lat_us", "p90_lat_us",
                     "p99_lat_us", "p99.9_lat_us", "p99.99_lat_us")
@@ -29,6 +40,10 @@ WORKLOADS = ("randread", "randwrite", "randrw", "seqread", "seqwrite")
 ROUND_WORKLOADS = ("randread", "randwrite", "randrw")
 NUM_OPS = ("<=", "<", ">=", ">", "==", "!=")
 STEADY_VALUES = ("reached", "not_reached")
+# whole-run metrics of the engine's data path, read from its start lines (datapath.py)
+DATAPATH_METRICS = ("mem", "gpudirect")
+DATAPATH_VALUES = {"mem": ("host", "cuda"), "gpudirect": ("used", "dma-buf", "peermem", "staged")}
+WORD_OPS = ("==", "!=")
 
 
 class GateError(Exception):
@@ -67,11 +82,12 @@ def parse_line(text, where):
         raise GateError("%s: expected 'METRIC [WORKLOAD qdN] OP VALUE', got %r" % (where, text))
     metric, op, value = tok[0], tok[-2], tok[-1]
     workload = qd = None
-    known = WORKLOAD_METRICS + RUN_METRICS + FAILOVER_METRICS + (STEADY_METRIC,)
+    whole = RUN_METRICS + FAILOVER_METRICS + DATAPATH_METRICS
+    known = WORKLOAD_METRICS + whole + (STEADY_METRIC,)
     if metric not in known:
         raise GateError("%s: unknown metric %r (known: %s)" % (where, metric, " ".join(known)))
     if len(tok) == 5:
-        if metric in RUN_METRICS + FAILOVER_METRICS:
+        if metric in whole:
             raise GateError("%s: %s is a whole-run metric: no workload" % (where, metric))
         workload, qdt = tok[1], tok[2]
         if workload not in WORKLOADS:
@@ -80,7 +96,7 @@ def parse_line(text, where):
         if not m:
             raise GateError("%s: queue depth %r is not qdN (e.g. qd32)" % (where, qdt))
         qd = int(m.group(1))
-    elif metric not in RUN_METRICS + FAILOVER_METRICS:
+    elif metric not in whole:
         raise GateError("%s: %s needs a workload and queue depth (e.g. %s randread qd32 ...)" % (
             where, metric, metric))
     if metric == STEADY_METRIC:
@@ -91,6 +107,12 @@ def parse_line(text, where):
             raise GateError("%s: unknown operator %r for steady_state (== or !=)" % (where, op))
         if value not in STEADY_VALUES:
             raise GateError("%s: steady_state value %r is not reached or not_reached" % (where, value))
+    elif metric in DATAPATH_METRICS:
+        if op not in WORD_OPS:
+            raise GateError("%s: unknown operator %r for %s (== or !=)" % (where, op, metric))
+        if value not in DATAPATH_VALUES[metric]:
+            raise GateError("%s: %s value %r is not %s" % (
+                where, metric, value, " or ".join(DATAPATH_VALUES[metric])))
     else:
         if op not in NUM_OPS:
             raise GateError("%s: unknown operator %r (known: %s)" % (where, op, " ".join(NUM_OPS)))
@@ -101,6 +123,40 @@ def parse_line(text, where):
         if value != value or value in (float("inf"), float("-inf")):
             raise GateError("%s: value %r is not a finite number" % (where, tok[-1]))
     return Gate(metric, workload, qd, op, value, where, " ".join(tok))
+
+
+def datapath_result(gate, runs):
+    """A mem or gpudirect GATE over the engine's runs.  RUNS: [{"workload", "run", "buffers": the
+    run's start lines (datapath.of_log), "said": the engine's first other line, for a run without
+    a start line}].  Returns (measured, passed, why): MEASURED what the start lines say, in order
+    ("cuda", "peermem", "peermem, staged"; "no start line" for a run without one; None without
+    any engine run), WHY (None when it passes) each workload that fails the gate with its data
+    path and the engine's reason."""
+    if not runs:
+        return None, False, "no engine run"
+    seen, bad = [], []
+
+    def add(lst, x):
+        if x not in lst:
+            lst.append(x)
+    for r in runs:
+        if not r["buffers"]:
+            add(seen, "no start line")
+            add(bad, "%s: no start line (run %s)%s" % (r["workload"], r["run"],
+                                                      "; the engine said: " + r["said"] if r.get("said") else ""))
+            continue
+        for d in r["buffers"]:
+            if gate.metric == "mem":
+                add(seen, d["memory"])
+                hit = d["memory"] == gate.value
+            else:
+                add(seen, d["gpudirect"] if d["memory"] == "cuda" else "host")
+                hit = datapath.gpudirect_used(d) if gate.value == "used" else \
+                    d["memory"] == "cuda" and d["gpudirect"] == gate.value
+            if hit != (gate.op == "=="):
+                add(bad, "%s: %s%s" % (r["workload"], datapath.label(d),
+                                       "; GPUDirect unavailable: " + d["fallback"] if d.get("fallback") else ""))
+    return ", ".join(seen), not bad, "; ".join(bad) or None
 
 
 def parse(text, name):

@@ -3,7 +3,9 @@
 # with --backing file): the kernel initiator with one gate set to fail and interrupted by
 # SIGTERM; the kernel initiator's native multipath under the failover workload (port 1 removed
 # by --fault-cmd, as the tool's testbed mode does for the engine); stop-loss on a verify failure
-# and on an error.
+# and on an error; GPU memory through the stand-in driver (--mem cuda --cuda-lib): the data path
+# and the mem/gpudirect gates, passing with GPUDirect via peermem and failing
+# --require-gpudirect when dma-buf, the only registration allowed, is unavailable.
 . "$(dirname "$0")/lib.sh"
 Q=$REPO/tools/nvmeof-qualify
 CHECK="python3 $REPO/tests/integration/tools_qualify_check.py"
@@ -133,5 +135,64 @@ if [ $rc = 1 ] && [[ $stop == "('FAIL', 1, ['precondition'], 'error: fio exited 
 	ok "stop-loss, error (engine, nsid 9): exit 1 after one run; $(grep -m1 '^qualify: stopped early' "$WORK/error.out" | cut -c1-200)"
 else
 	bad "stop-loss, error" "exit $rc; $stop"; sed 's/^/    | /' "$WORK/error.out" | tail -20
+fi
+# 4. GPU memory (--mem cuda) through the stand-in libcuda.so.1 (--cuda-lib; host memory behind
+# the driver calls: the tool's logic, not a GPU): every run GPUDirect via peermem (the stand-in
+# exports no dma-buf Soft-RoCE could map), the mem and gpudirect gates pass; the data path each
+# workload took and the copies as the raw fio logs say (recomputed by the check)
+STANDIN=$REPO/build/cuda-standin
+printf 'mem == cuda\ngpudirect == used\nerrors == 0\nverify_failures == 0\n' >"$WORK/gpu.gates"
+"$Q" $T --mem cuda --cuda-lib "$STANDIN" --workloads randread,verify --rounds-max 5 --gates "$WORK/gpu.gates" \
+	--out "$TESTBED_OUT/gpu" >"$WORK/gpu.out" 2>&1; rc=$?
+labels=$(field "$TESTBED_OUT/gpu/report.json" '"; ".join("%s: %s" % (k, ",".join(w["labels"])) for k, w in r["data_path"]["workloads"].items())')
+want="precondition: gpudirect-peermem/benchmark; randread qd32: gpudirect-peermem/benchmark; verify: gpudirect-peermem/data"
+if [ $rc != 0 ]; then
+	bad "GPU memory, stand-in driver" "exit $rc, want 0"; sed 's/^/    | /' "$WORK/gpu.out" | tail -20
+elif ! why=$($CHECK datapath "$TESTBED_OUT/gpu" 2>&1); then
+	bad "GPU memory, stand-in driver: data path" "$why"
+elif ! rwhy=$($CHECK report "$TESTBED_OUT/gpu" PASS 2>&1); then
+	bad "GPU memory, stand-in driver: report" "$rwhy"
+elif [ "$labels" != "$want" ]; then
+	bad "GPU memory, stand-in driver" "data paths '$labels', want '$want'"
+elif ! grep -q '^qualify: PASS gpudirect == used (.*gpu.gates:2): measured peermem, limit == used$' "$WORK/gpu.out"; then
+	bad "GPU memory, stand-in driver" "no PASS line for gpudirect == used"
+else
+	ok "GPU memory (--mem cuda --cuda-lib, stand-in driver): exit 0, $labels; $why"
+fi
+
+# 5. GPUDirect unavailable: gpu_reg=dmabuf, which Soft-RoCE cannot map. With gpudirect=auto the
+# engine stages through host memory and says why: --require-gpudirect fails (exit 1) naming the
+# workload, the data path and the reason; nothing else fails. An engine without gpudirect=auto
+# runs gpudirect=1 instead: the job itself fails (stop-loss), the gate's reason the engine's
+# error line (the host suite's stand-in fio covers that case for every engine).
+gd_fail() {     # NAME GPUDIRECT WANT-WHY: exit 1, gate gpudirect == used FAIL, its why matching WANT-WHY
+	local name=$1 gd=$2 re=$3 rc why res
+	"$Q" $T --mem cuda --cuda-lib "$STANDIN" --gpudirect "$gd" --engine-opt gpu_reg=dmabuf --require-gpudirect \
+		--workloads verify --precondition none --out "$TESTBED_OUT/$name" >"$WORK/$name.out" 2>&1; rc=$?
+	res=$(field "$TESTBED_OUT/$name/report.json" '[(g["result"], g.get("why") or "") for g in r["gates"] if g["gate"] == "gpudirect == used" and g["where"] == "--require-gpudirect"][0]')
+	if [ $rc != 1 ]; then
+		bad "$name" "exit $rc, want 1"; sed 's/^/    | /' "$WORK/$name.out" | tail -15
+	elif ! [[ $res =~ ^\(\'FAIL\',\ [\'\"]$re ]]; then
+		bad "$name" "gate gpudirect == used: $res, want FAIL /$re/"
+	elif ! grep -q "^- \`gpudirect == used\` FAIL: .*dma-buf" "$TESTBED_OUT/$name/report.md"; then
+		bad "$name" "report.md does not say why gpudirect == used failed"
+	elif ! why=$($CHECK datapath "$TESTBED_OUT/$name" 2>&1); then
+		bad "$name: data path" "$why"
+	else
+		ok "$name: exit 1, $(grep -m1 '^qualify: FAIL gpudirect == used' "$WORK/$name.out" | cut -c1-260)"
+		return 0
+	fi
+	return 1
+}
+if fio --parse-only --name=x --ioengine=external:"$ENG" --filename=/dev/null --traddr=192.0.2.1 \
+	--subnqn=nqn.2014-08.org.example:x --nvmeof_mem=cuda --gpudirect=auto >/dev/null 2>&1; then
+	gd_fail gpudirect-auto-staged auto 'verify: staged \(gpudirect=auto fell back\); GPUDirect unavailable: .*dma-buf' &&
+	if ! errs=$(field "$TESTBED_OUT/gpudirect-auto-staged/report.json" 'r["errors"], r["verify_failures"], r["stopped"]') ||
+	   [ "$errs" != "(0, 0, None)" ]; then
+		bad "gpudirect-auto-staged" "errors, verify failures, stopped: $errs, want (0, 0, None)"
+	fi
+else
+	echo "NOTE: this engine has no gpudirect=auto (fio --parse-only refuses it): gpudirect=1 instead"
+	gd_fail gpudirect-1-no-dmabuf 1 'verify: no start line \(run verify-write\); the engine said: nvmeof: verify: .*dma-buf'
 fi
 suite_end tools_qualify
