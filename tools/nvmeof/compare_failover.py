@@ -161,8 +161,8 @@ def qualify_args(a, initiator):
     if a.hostnqn:
         q += ["--hostnqn", a.hostnqn]
     if initiator == "engine":
-        for x in a.engine_opt or []:
-            q += ["--engine-opt", x]
+        # qualify takes the GPU memory options as its own flags (--mem cuda, ...), the rest as is
+        q += qualify.mem_args(a.engine_opt)
     if a.fo_real:
         q += ["--traddr", a.traddr, "--trsvcid", str(a.trsvcid), "--subnqn", a.subnqn, "--nsid", str(a.nsid),
               "--destructive", "--fault-cmd", a.fault_cmd]
