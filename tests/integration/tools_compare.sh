@@ -14,11 +14,12 @@ REPO=$(cd "$(dirname "$0")/../.." && pwd)
 command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
 OUT=$(mktemp -d "$REPO/build/compare-test.XXXXXX") || exit 1
-# engine-poll-gpu: the engine with GPU memory (GPUDirect) through the stand-in CUDA driver, which
-# proves the tool's logic (the variant's job, its data path, its ratios to host memory), not a GPU
-VARS=engine-poll,engine-poll-gpu,kernel-libaio COLS=engine-poll,engine-poll-gpu,kernel-libaio
+# engine-poll-gpu and engine-poll-staged: the engine with GPU memory (GPUDirect, staged) through the
+# stand-in CUDA driver, which proves the tool's logic (the variants' jobs, their data paths and
+# copies, their ratios to host memory), not a GPU
+VARS=engine-poll,engine-poll-gpu,engine-poll-staged,kernel-libaio COLS=engine-poll,engine-poll-gpu,engine-poll-staged,kernel-libaio
 if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then
-	VARS=$VARS,spdk COLS=$COLS,spdk,engine-poll@spdk-tgt,engine-poll-gpu@spdk-tgt,spdk@spdk-tgt
+	VARS=$VARS,spdk COLS=$COLS,spdk,engine-poll@spdk-tgt,engine-poll-gpu@spdk-tgt,engine-poll-staged@spdk-tgt,spdk@spdk-tgt
 else echo "note: no SPDK built (make spdk): no spdk rows"; fi
 # The engine named by a path relative to the working directory, as a user types it.
 # --engine-opt: delay_submit=1 (the engine's default) must reach every engine run's job and no other
@@ -211,52 +212,63 @@ for r in map(json.loads, open(os.path.join(out, "runs.jsonl"))):
     if r["variant"].startswith("engine"):
         lines = [l for l in open(os.path.join(out, "runs", r["id"] + ".log"), errors="replace")
                  if l.startswith("nvmeof: ") and "cntlid" in l and "the target may RDMA-" in l]
-        want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in r["variant"] else "host"
+        want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in r["variant"] else \
+            "staged" if "-staged" in r["variant"] else "host"
         check(lines and len(r.get("data_path") or []) == 1 and re.fullmatch(want, r["data_path"][0])
               and len(r.get("buffers", [])) == len(lines),
               "%s: data_path %s, %d buffer record(s) for %d start line(s)" % (
                   r["id"], r.get("data_path"), len(r.get("buffers", [])), len(lines)))
 for v in [v for v in VARS if v.startswith("engine")]:
-    want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in v else "host"
+    want = r"gpudirect-(dma-buf|peermem)/benchmark" if "-gpu" in v else "staged" if "-staged" in v else "host"
     check(re.search(r"^- %s: %s$" % (re.escape(v), want), md, re.M), "report.md's data path section: %s not %s" % (v, want))
-# the GPU column's copies: its runs' closing lines (read here with a regex of this test's own),
-# none in benchmark mode, 1..reads flushes; the report's copies table and the GPU's placement
+# the GPU columns' copies: their runs' closing lines (read here with a regex of this test's own):
+# GPUDirect in benchmark mode none and 1..reads flushes, staged one staging->device copy per read
+# and no flush; the report's copies table and the GPU's placement
+KINDS = ("data host->device", "data device->host", "staged host->device", "staged device->host")
 for r in map(json.loads, open(os.path.join(out, "runs.jsonl"))):
-    if "-gpu" not in r["variant"]:
+    if "-gpu" not in r["variant"] and "-staged" not in r["variant"]:
         check("copies" not in r, "%s: host memory with a copies record" % r["id"])
         continue
     log = open(os.path.join(out, "runs", r["id"] + ".log"), errors="replace").read()
     cl = re.findall(r"^nvmeof: [^:]+: CUDA copies: (.*)$", log, re.M)
-    ns = [int(x) for x in re.findall(r"(?:data|staged) \S+ (\d+) \(", " ".join(cl))]
+    ns = dict((k, int(n)) for k, n in re.findall(r"((?:data|staged) \S+) (\d+) \(", " ".join(cl)))
     fl = sum(int(x) for x in re.findall(r"flushes (\d+) \(", " ".join(cl)))
     reads = fio_doc(os.path.join(out, "runs", r["id"] + ".json"))["jobs"][0]["read"]["total_ios"]
-    check(len(cl) == 1 and len(ns) == 4 and not any(ns) and 1 <= fl <= reads,
-          "%s: closing copies line(s) %r (want one, no copies, 1..%d flushes)" % (r["id"], cl, reads))
+    if "-gpu" in r["variant"]:
+        want, fl_ok = dict.fromkeys(KINDS, 0), 1 <= fl <= reads
+    else:
+        want, fl_ok = dict(dict.fromkeys(KINDS, 0), **{"staged host->device": reads}), fl == 0
+    check(len(cl) == 1 and ns == want and fl_ok,
+          "%s: closing copies line(s) %r (want one, copies %r, %s flushes)" % (
+              r["id"], cl, want, "1..%d" % reads if "-gpu" in r["variant"] else "no"))
     c = r.get("copies") or {}
     check(c.get("jobs") == 1 and c.get("flushes", {}).get("n") == fl and
-          all(c.get(k, {}).get("n") == 0 for k in ("data host->device", "data device->host",
-                                                  "staged host->device", "staged device->host")),
-          "%s: runs.jsonl copies %r, the log says %d flushes" % (r["id"], c, fl))
+          all(c.get(k, {}).get("n") == want[k] for k in KINDS),
+          "%s: runs.jsonl copies %r, the log says %r and %d flushes" % (r["id"], c, ns, fl))
 check("## Copies between host and GPU memory" in md, "report.md has no copies section")
 for row in ROWS:
     check(re.search(r"^\| engine-poll-gpu \| %s \| 0\.00 \| 0\.0 \| " % row, md, re.M),
           "report.md's copies table: no zero-copy line for engine-poll-gpu %s" % row)
+    check(re.search(r"^\| engine-poll-staged \| %s \| 1\.00 \| 4\.0 \| " % row, md, re.M),
+          "report.md's copies table: engine-poll-staged %s is not one 4 KiB copy per I/O" % row)
 check(re.search(r"^- engine-poll-gpu: GPU 0 \([^,]*, NUMA [^)]*\), RDMA device rxe0 \(", md, re.M),
       "report.md does not place the GPU and the RDMA device")
 check("--require-gpudirect" not in md or "Failed runs" not in md, "--require-gpudirect failed a GPUDirect run")
 # the GPU memory column's job, and its ratios to the same engine column with host memory
 for p, l in jobs.items():
-    if ".engine-poll-gpu." in p:
-        check(all(x in l for x in ("nvmeof_mem=cuda", "gpudirect=1", "cuda_device=0")), "%s: %s" % (p, l))
+    if ".engine-poll-gpu." in p or ".engine-poll-staged." in p:
+        gd = "gpudirect=1" if ".engine-poll-gpu." in p else "gpudirect=0"
+        check(all(x in l for x in ("nvmeof_mem=cuda", gd, "cuda_device=0")), "%s: %s" % (p, l))
 for row in ROWS:
-    g, h = expect[(row, "engine-poll-gpu")], expect[(row, "engine-poll")]
-    c = cells[(row, "engine-poll-gpu")]
-    for k in ("iops", "lat_p99_us", "cpu_us_per_io"):
-        want = None if g[k] is None or not h[k] else g[k] / h[k]
-        check(close(c.get("ratio_host", {}).get(k), want), "%s engine-poll-gpu ratio_host %s: %r, expected %r" % (
-            row, k, c.get("ratio_host", {}).get(k), want))
-    want = "| engine-poll-gpu | %s | engine-poll | %.2f |" % (row, g["iops"] / h["iops"])
-    check(want in md, "report.md's GPU section lacks %r" % want)
+    for gv in ("engine-poll-gpu", "engine-poll-staged"):
+        g, h = expect[(row, gv)], expect[(row, "engine-poll")]
+        c = cells[(row, gv)]
+        for k in ("iops", "lat_p99_us", "cpu_us_per_io"):
+            want = None if g[k] is None or not h[k] else g[k] / h[k]
+            check(close(c.get("ratio_host", {}).get(k), want), "%s %s ratio_host %s: %r, expected %r" % (
+                row, gv, k, c.get("ratio_host", {}).get(k), want))
+        want = "| %s | %s | engine-poll | %.2f |" % (gv, row, g["iops"] / h["iops"])
+        check(want in md, "report.md's GPU section lacks %r" % want)
 
 for f in fails:
     print("FAIL " + f)
