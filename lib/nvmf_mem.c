@@ -25,6 +25,9 @@ enum nvmf_mem_copy {
 	NVMF_COPY_STAGE_IN,      /* staging -> device */
 };
 
+/* Why a staged backend never flushes (its start line says so). */
+#define STAGED_NO_FLUSH "staged: the target writes host memory"
+
 struct nvmf_mem;
 
 struct nvmf_mem_ops {
@@ -330,8 +333,7 @@ static int cuda_open(struct nvmf_mem *m)
 			    "GPU_DIRECT_RDMA_WRITES_ORDERING", &order)))
 		return rc;
 	if (m->opts.staged) {
-		snprintf(in->flush_note, sizeof(in->flush_note),
-			 "staged: the target writes host memory");
+		snprintf(in->flush_note, sizeof(in->flush_note), "%s", STAGED_NO_FLUSH);
 	} else if (!m->cu->cuFlushGPUDirectRDMAWrites) {
 		snprintf(in->flush_note, sizeof(in->flush_note),
 			 "the driver has no cuFlushGPUDirectRDMAWrites (CUDA 11.3 or newer has it)");
@@ -367,6 +369,18 @@ static void cuda_detach(struct nvmf_mem *m)
 	m->info.dev = 0;
 	free(m->staging);
 	m->staging = NULL;
+}
+
+/* The zeroed, GPU-page aligned host area the target reads and writes in staged mode; NULL when
+ * out of memory. */
+static void *cuda_staging_alloc(struct nvmf_mem *m)
+{
+	if (posix_memalign(&m->staging, NVMF_GPU_PAGE, m->wire_len) || !m->staging) {
+		m->staging = NULL;
+		return NULL;
+	}
+	memset(m->staging, 0, m->wire_len);
+	return m->staging;
 }
 
 static int cuda_attach(struct nvmf_mem *m, void *host, size_t len)
@@ -406,13 +420,11 @@ static int cuda_attach(struct nvmf_mem *m, void *host, size_t len)
 		goto fail;
 	}
 	if (m->opts.staged) {
-		if (posix_memalign(&m->staging, NVMF_GPU_PAGE, m->wire_len) || !m->staging) {
-			m->staging = NULL;
+		if (!cuda_staging_alloc(m)) {
 			rc = nvmf_mem_errf(m, -ENOMEM, "staging area of %zu bytes: out of memory",
 					   m->wire_len);
 			goto fail;
 		}
-		memset(m->staging, 0, m->wire_len);
 		in->wire = (uint64_t)(uintptr_t)m->staging;
 	} else {
 		in->wire = in->dev;
@@ -512,12 +524,9 @@ static int cuda_fall_back_to_staging(struct nvmf_mem *m, const struct nvmf_mem_r
 	struct nvmf_mem_info *in = &m->info;
 	int rc;
 
-	if (posix_memalign(&m->staging, NVMF_GPU_PAGE, m->wire_len) || !m->staging) {
-		m->staging = NULL;
+	if (!cuda_staging_alloc(m))
 		return nvmf_mem_errf(m, -ENOMEM, "%s; staging instead: staging area of %zu bytes: "
 				     "out of memory", why, m->wire_len);
-	}
-	memset(m->staging, 0, m->wire_len);
 	rc = cuda_reg_staging(m, r);
 	if (rc) {
 		char serr[NVMF_MEM_ERR_LEN];
@@ -530,7 +539,7 @@ static int cuda_fall_back_to_staging(struct nvmf_mem *m, const struct nvmf_mem_r
 	m->opts.staged = in->staged = 1;
 	in->wire = (uint64_t)(uintptr_t)m->staging;
 	in->flush = 0;
-	snprintf(in->flush_note, sizeof(in->flush_note), "staged: the target writes host memory");
+	snprintf(in->flush_note, sizeof(in->flush_note), "%s", STAGED_NO_FLUSH);
 	snprintf(in->fallback_note, sizeof(in->fallback_note), "%s", why);
 	return 0;
 }
