@@ -35,14 +35,13 @@ def check_cuda(a):
         if a.cuda_lib:
             die("--cuda-lib is for the GPU memory variants: give --cuda-device too")
         return None
-    if a.cuda_lib and not os.path.isfile(os.path.join(a.cuda_lib, "libcuda.so.1")):
-        die("--cuda-lib %s: no libcuda.so.1 there" % a.cuda_lib)
-    if os.path.isfile(a.engine):
-        try:
-            engineopts.parse_engine_opts(["nvmeof_mem=cuda", "cuda_device=%s" % a.cuda_device], a.fio, a.engine, {})
-        except engineopts.EngineOptError as e:
-            die("--cuda-device %s: %s" % (a.cuda_device, str(e).split(": ", 1)[1]))
-    return {"device": a.cuda_device, "lib": os.path.abspath(a.cuda_lib) if a.cuda_lib else None}
+    try:
+        lib = engineopts.check_cuda_lib(a.cuda_lib) if a.cuda_lib else None
+        if os.path.isfile(a.engine):
+            engineopts.check_cuda_option("--cuda-device", "cuda_device", a.cuda_device, a.fio, a.engine)
+    except engineopts.EngineOptError as e:
+        die(str(e))
+    return {"device": a.cuda_device, "lib": lib}
 
 
 def die(msg, code=2):

@@ -16,7 +16,7 @@ import os
 import statistics
 
 from . import compare_matrix as cm
-from . import fiojson
+from . import datapath, fiojson
 from . import gnuplot
 
 METRICS = ("iops", "mib_s", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p99.9_us",
@@ -80,10 +80,8 @@ def locality(bufs):
 def copy_cost(cp, m):
     """A run's host<->GPU copies (datapath.copies: every job's closing line summed) per I/O,
     and the time they took as a share of the jobs' time (jobs x runtime)."""
-    kinds = [k for k in cp if k not in ("flushes", "jobs")]
-    n = sum(cp[k]["n"] for k in kinds)
-    b = sum(cp[k]["bytes"] for k in kinds)
-    ms = sum(cp[k]["ms"] for k in kinds) + cp["flushes"]["ms"]
+    tot = datapath.copies_total(cp)
+    n, b, ms = tot["n"], tot["bytes"], tot["ms"] + cp["flushes"]["ms"]
     ios = m.get("ios") or 0
     job_ms = (m.get("runtime_ms") or 0) * max(cp.get("jobs", 1), 1)
     return {"copies": n, "bytes": b, "ms": round(ms, 3), "flushes": cp["flushes"]["n"],

@@ -21,7 +21,7 @@ import time
 
 from . import clientserver
 from . import compare_matrix as cm
-from . import datapath
+from . import datapath, engineopts
 from . import fiojson
 from .engineopts import STOP_GRACE_MS, engine_has_option
 
@@ -323,8 +323,7 @@ def run_env(variant, ctx):
         return ctx.get("spdk_env")
     lib = (ctx.get("cuda") or {}).get("lib")
     if cm.engine_parts(variant)[2] and lib:
-        old = os.environ.get("LD_LIBRARY_PATH")
-        return {"LD_LIBRARY_PATH": lib + (":" + old if old else "")}
+        return {"LD_LIBRARY_PATH": engineopts.cuda_lib_path(lib)}
     return None
 
 

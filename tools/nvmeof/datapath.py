@@ -110,19 +110,32 @@ def copies_of_line(line):
     return d
 
 
-def copies(text):
-    """The copy counts of every job of a fio log summed: {KIND: {n, bytes, ms}, flushes: {n, ms},
-    jobs: how many closing lines}, or None when the log has no 'CUDA copies' line."""
-    lines = [d for d in (copies_of_line(l) for l in text.splitlines()) if d]
-    if not lines:
+def sum_copies(cs):
+    """Copy counts added up (each a copies() result, or a closing line's with jobs 1); the ones
+    that are None are skipped; None when none is left.  Every KIND, flushes, jobs."""
+    cs = [c for c in cs if c]
+    if not cs:
         return None
     tot = {k: {"n": 0, "bytes": 0, "ms": 0.0} for k in COPY_KINDS}
     tot["flushes"] = {"n": 0, "ms": 0.0}
-    for d in lines:
+    tot["jobs"] = 0
+    for c in cs:
         for k in COPY_KINDS + ("flushes",):
             for f in tot[k]:
-                tot[k][f] += d[k][f]
+                tot[k][f] += c[k][f]
+        tot["jobs"] += c.get("jobs", 1)
     for k in COPY_KINDS + ("flushes",):
         tot[k]["ms"] = round(tot[k]["ms"], 3)
-    tot["jobs"] = len(lines)
     return tot
+
+
+def copies_total(c):
+    """The copies of every kind of a copies() result together: {n, bytes, ms} (flushes apart)."""
+    return {"n": sum(c[k]["n"] for k in COPY_KINDS), "bytes": sum(c[k]["bytes"] for k in COPY_KINDS),
+            "ms": round(sum(c[k]["ms"] for k in COPY_KINDS), 3)}
+
+
+def copies(text):
+    """The copy counts of every job of a fio log summed: {KIND: {n, bytes, ms}, flushes: {n, ms},
+    jobs: how many closing lines}, or None when the log has no 'CUDA copies' line."""
+    return sum_copies([copies_of_line(l) for l in text.splitlines()])

@@ -1,5 +1,7 @@
-"""What the tools ask of the engine they run: which options the built engine offers, and the
-stop grace they give it (shared by tools/nvmeof-compare and tools/nvmeof-qualify)."""
+"""What the tools ask of the engine they run: which options the built engine offers, the stop
+grace they give it, and the GPU memory options and driver of its runs (shared by
+tools/nvmeof-compare and tools/nvmeof-qualify)."""
+import os
 import re
 import subprocess
 
@@ -86,3 +88,26 @@ def parse_engine_opts(specs, fio, engine, reserved):
         raise EngineOptError("--engine-opt %s: fio refuses it: %s" % (
             " ".join("%s=%s" % kv for kv in out), text[:300] or "exit %d" % p.returncode))
     return out
+
+
+def check_cuda_option(flag, key, value, fio, engine):
+    """A tool's GPU memory FLAG giving the engine's option KEY=VALUE (with nvmeof_mem=cuda), checked
+    by fio's parser with the engine loaded; EngineOptError 'FLAG VALUE: fio refuses it: ...'."""
+    try:
+        parse_engine_opts(["nvmeof_mem=cuda", "%s=%s" % (key, value)], fio, engine, {})
+    except EngineOptError as e:
+        raise EngineOptError("%s %s: %s" % (flag, value, str(e).split(": ", 1)[1]))
+
+
+def check_cuda_lib(lib):
+    """--cuda-lib DIR: its absolute path, or EngineOptError when DIR has no libcuda.so.1."""
+    if not os.path.isfile(os.path.join(lib, "libcuda.so.1")):
+        raise EngineOptError("--cuda-lib %s: no libcuda.so.1 there" % lib)
+    return os.path.abspath(lib)
+
+
+def cuda_lib_path(lib):
+    """LD_LIBRARY_PATH for an engine run that loads DIR/libcuda.so.1: LIB first, then this
+    process's own (the engine dlopens libcuda.so.1 in each job)."""
+    old = os.environ.get("LD_LIBRARY_PATH")
+    return lib + (":" + old if old else "")

@@ -223,17 +223,18 @@ def check_mem_args(a):
         if a.host_list is not None:
             raise Usage("--cuda-lib is this host's LD_LIBRARY_PATH: with --hosts each fio server loads its own "
                         "libcuda.so.1 (start it with LD_LIBRARY_PATH set)")
-        if not os.path.isfile(os.path.join(a.cuda_lib, "libcuda.so.1")):
-            raise Usage("--cuda-lib %s: no libcuda.so.1 there" % a.cuda_lib)
-        a.cuda_lib = os.path.abspath(a.cuda_lib)
+        try:
+            a.cuda_lib = engineopts.check_cuda_lib(a.cuda_lib)
+        except EngineOptError as e:
+            raise Usage(str(e))
     a.cuda_opts = [("nvmeof_mem", "cuda")]
     for opt, key, v in (("--cuda-device", "cuda_device", a.cuda_device), ("--gpudirect", "gpudirect", a.gpudirect)):
         if v is None:
             continue
         try:
-            parse_engine_opts(["nvmeof_mem=cuda", "%s=%s" % (key, v)], a.fio, a.engine, {})
+            engineopts.check_cuda_option(opt, key, v, a.fio, a.engine)
         except EngineOptError as e:
-            raise Usage("%s %s: %s" % (opt, v, str(e).split(": ", 1)[1]))
+            raise Usage(str(e))
         a.cuda_opts.append((key, v))
 
 
@@ -258,8 +259,7 @@ def cuda_env(lib):
     (the engine dlopens libcuda.so.1 in each job); None without."""
     if not lib:
         return None
-    old = os.environ.get("LD_LIBRARY_PATH")
-    return dict(os.environ, LD_LIBRARY_PATH=lib + (":" + old if old else ""))
+    return dict(os.environ, LD_LIBRARY_PATH=engineopts.cuda_lib_path(lib))
 
 
 def check_failover_args(a):
@@ -576,26 +576,6 @@ def data_path_of_run(rec, logtext):
         rec["engine_said"] = said[0] if said else None
 
 
-def sum_copies(cs):
-    """datapath.copies() of several runs added up (None when none has any)."""
-    cs = [c for c in cs if c]
-    if not cs:
-        return None
-    tot = {}
-    for c in cs:
-        for k, v in c.items():
-            if isinstance(v, dict):
-                t = tot.setdefault(k, {f: 0 for f in v})
-                for f, x in v.items():
-                    t[f] = t.get(f, 0) + x
-            else:
-                tot[k] = tot.get(k, 0) + v
-    for v in tot.values():
-        if isinstance(v, dict) and "ms" in v:
-            v["ms"] = round(v["ms"], 3)
-    return tot
-
-
 def fmt(v, nd=1):
     if v is None:
         return "-"
@@ -882,14 +862,13 @@ def data_path_report(a, runs, workloads):
         if not x["buffers"]:
             w["no_start_line"].append({"run": x["name"], "engine_said": x.get("engine_said")})
         if x.get("copies"):
-            w["copies"] = sum_copies([w["copies"], x["copies"]])
+            w["copies"] = datapath.sum_copies([w["copies"], x["copies"]])
             w["copies_runs"] += 1
             w["copies_runtime_ms"] += ((x.get("metrics") or {}).get("runtime_ms") or 0)
     for key, w in dp["workloads"].items():
         c = w["copies"]
         if c:
-            c["total"] = {f: sum(c[k][f] for k in datapath.COPY_KINDS) for f in ("n", "bytes", "ms")}
-            c["total"]["ms"] = round(c["total"]["ms"], 3)
+            c["total"] = datapath.copies_total(c)
             rt = w["copies_runtime_ms"]
             w["copies_share"] = round(c["total"]["ms"] / rt, 6) if rt else None
             w["flushes_share"] = round(c["flushes"]["ms"] / rt, 6) if rt else None
