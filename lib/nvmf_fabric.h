@@ -1,0 +1,82 @@
+/* nvmf_fabric.h - the lane's seam to a transport: one queue's connection (create, shut off,
+ * check, destroy) and reaping or sleeping over a lane's queues.  Each transport keeps a
+ * struct nvmf_queue in its own queue and hands the lane that (the protocol logic drives it
+ * through struct nvmf_xport_ops); the lane never sees the transport's structures.  RDMA:
+ * nvmf_rdma.c (nvmf_fabric_rdma); TCP: nvmf_tcp.c (nvmf_fabric_tcp). */
+#ifndef FIO_NVMEOF_FABRIC_H
+#define FIO_NVMEOF_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvmf_queue.h"
+
+/* The NVMe transport types, as the discovery log's TRTYPE numbers them. */
+enum nvmf_trtype { NVMF_TRTYPE_RDMA = 1, NVMF_TRTYPE_TCP = 3 };
+
+struct sockaddr;
+struct sockaddr_storage;
+struct ibv_pd;
+
+struct nvmf_fabric_params {
+	const struct sockaddr *src;   /* NULL: any local address */
+	const struct sockaddr *dst;
+	uint16_t               qid;
+	unsigned               entries;
+	unsigned               timeout_ms;   /* connection set-up, each step */
+	int                    use_events;   /* the caller sleeps for completions */
+	/* RDMA only */
+	uint8_t                ack_timeout;  /* 0: the RDMA CM's default */
+	void                  *shared_cq;    /* struct nvmf_rdma_cq; NULL: the queue's own */
+	struct ibv_pd *const  *pds;
+	unsigned               nr_pds;
+	struct ibv_pd        **pd;           /* in/out: as nvmf_rdma_queue_create's */
+	/* TCP only */
+	int                    hdr_digest;   /* ask for header digests (CRC32C) */
+	int                    data_digest;  /* ask for data digests (CRC32C) */
+	uint32_t               incapsule_max; /* in-capsule data bytes the controller takes on this
+					       * queue: the Connect data always goes in the capsule */
+};
+
+struct nvmf_fabric {
+	const char *name;     /* "rdma", "tcp": the transport= value */
+	uint8_t     trtype;   /* enum nvmf_trtype */
+	/* Connect one queue (qid 0: admin): 0 with *out the queue attached to its transport
+	 * ops, or a negative errno with one line in err. */
+	int  (*create)(struct nvmf_queue **out, const struct nvmf_fabric_params *p, char *err,
+		       size_t errlen);
+	/* Disconnect and free; waits up to disconnect_wait_ms (0: the transport's default) for
+	 * the target to see it.  Tolerates NULL. */
+	void (*destroy)(struct nvmf_queue *q, unsigned disconnect_wait_ms);
+	/* Shut the queue off at once: the target can no longer reach the caller's memory
+	 * through it, and what it holds fails at the next reap. */
+	void (*kill)(struct nvmf_queue *q);
+	/* The same from another thread, with the reason the next reap reports. */
+	void (*kill_why)(struct nvmf_queue *q, int err, const char *why);
+	/* Without blocking: 0 while connected; else a negative errno with the reason in why
+	 * (-ENOTCONN: the target disconnected). */
+	int  (*conn_check)(struct nvmf_queue *q, char *why, size_t whylen);
+	/* One queue for a thread that sleeps in its own poll(): reap, then the fd to poll for
+	 * POLLIN (negative errno: none); after POLLIN, event() reaps (commands completed). */
+	int  (*arm)(struct nvmf_queue *q);
+	int  (*event)(struct nvmf_queue *q);
+	/* Reap n queues once without waiting; wait: sleep until one has completions or
+	 * timeout_ms passed (poll mode: reap once); sets_wait: the same over several lanes'
+	 * queues (sets[s][0..ns[s])).  Commands completed, or the first negative errno. */
+	int  (*process)(struct nvmf_queue *const *qs, unsigned n);
+	int  (*wait)(struct nvmf_queue *const *qs, unsigned n, int timeout_ms);
+	int  (*sets_wait)(struct nvmf_queue *const *const *sets, const unsigned *ns, unsigned nsets,
+			  int timeout_ms);
+	/* The connection's two ends. */
+	void (*addrs)(struct nvmf_queue *q, struct sockaddr_storage *local,
+		      struct sockaddr_storage *peer);
+};
+
+extern const struct nvmf_fabric nvmf_fabric_rdma;
+extern const struct nvmf_fabric nvmf_fabric_tcp;
+
+/* The transport named (case-insensitive "rdma", "tcp"), or NULL. */
+const struct nvmf_fabric *nvmf_fabric_by_name(const char *name);
+const struct nvmf_fabric *nvmf_fabric_by_trtype(int trtype);
+
+#endif
