@@ -369,10 +369,21 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 	struct nvmeof_options *o = td->eo;
 	const struct nvmf_lane_info *in = nvmf_lane_info(ld->lane);
 	char bufs[1024], ka[320] = "", queues[384], ack[48] = "", icd[160] = "", batch[160] = "";
+	char via[160], fabric[2 * NVMF_POLICY_WHY_LEN + 16];
+	int tcp = !strcmp(in->transport, "tcp");
 	struct fio_file *f;
 	unsigned int i;
 
-	nvmeof_buffers_describe(&ld->bufs, in->rdma_dev, bufs, sizeof(bufs));
+	nvmeof_buffers_describe(&ld->bufs, tcp ? NULL : in->rdma_dev, bufs, sizeof(bufs));
+	if (tcp) {
+		snprintf(via, sizeof(via), "NVMe/TCP (header digest %s, data digest %s)",
+			 o->hdr_digest ? "on" : "off", o->data_digest ? "on" : "off");
+		snprintf(fabric, sizeof(fabric), "NVMe/TCP, %s", in->fabric.target_why);
+	} else {
+		snprintf(via, sizeof(via), "%s port %u", in->rdma_dev, in->rdma_port);
+		snprintf(fabric, sizeof(fabric), "%s, %s", in->fabric.device_why,
+			 in->fabric.target_why);
+	}
 	if (in->keepalive_ms)
 		snprintf(ka, sizeof(ka), ", keep-alive every %u ms (KATO %u ms%s%s%s)%s",
 			 in->keepalive_ms, in->kato_ms,
@@ -423,16 +434,15 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s port %u (%s -> %s:%s)%s%s%s; "
-			 "fabric: %s, %s\n",
+			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s (%s -> %s:%s)%s%s%s; "
+			 "fabric: %s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
 			 (unsigned long long)((nf->ns.nsze * nf->ns.lba_size) >> 20), mdts,
 			 queues, in->inline_max, icd,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
-			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", batch, in->rdma_dev,
-			 in->rdma_port, in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs,
-			 in->fabric.device_why, in->fabric.target_why);
+			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", batch, via,
+			 in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs, fabric);
 	}
 }
 

@@ -60,6 +60,19 @@ int nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b)
 			 NVMF_MEM_REG_AUTO;
 		mo.staged = o->gpudirect == NVMEOF_GPUDIRECT_OFF;
 		mo.staged_fallback = o->gpudirect == NVMEOF_GPUDIRECT_AUTO;
+		if (nvmeof_job_trtype(td) == NVMF_TRTYPE_TCP) {
+			/* Nothing on TCP can reach device memory: staging is the data path, so
+			 * gpudirect has nothing to promise; a forced registration path is refused. */
+			if (mo.reg != NVMF_MEM_REG_AUTO) {
+				nvmeof_job_err(td, "gpu_reg=%s needs transport=rdma (NVMe/TCP has no "
+					       "GPUDirect: device memory is staged)\n",
+					       mo.reg == NVMF_MEM_REG_DMABUF ? "dmabuf" : "peermem");
+				return -EINVAL;
+			}
+			mo.staged = 1;
+			mo.staged_fallback = 0;
+			mo.staged_why = "NVMe/TCP has no GPUDirect";
+		}
 		b->cuda = 1;
 		b->host_data = nvmeof_fio_needs_data(td);
 	}
@@ -200,7 +213,11 @@ void nvmeof_buffers_describe(const struct nvmeof_buffers *b, const char *rdma_de
 	      b->access == NVMF_MEM_REMOTE_READ ? "read" :
 	      b->access == NVMF_MEM_REMOTE_WRITE ? "write" : "neither read nor write";
 	if (!b->cuda) {
-		snprintf(buf, len, "; the target may RDMA-%s the buffers", acc);
+		/* NVMe/TCP (no RDMA device): the data travels in the PDUs */
+		if (!rdma_dev)
+			snprintf(buf, len, "; data travels in the PDUs, to and from the buffers");
+		else
+			snprintf(buf, len, "; the target may RDMA-%s the buffers", acc);
 		return;
 	}
 	nvmf_mem_describe(b->mem, rdma_dev, mem, sizeof(mem));

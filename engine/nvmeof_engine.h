@@ -62,10 +62,15 @@ struct nvmeof_options {
 	char        *mp_stats;         /* append the failover record here (JSON lines) */
 	char        *discovery;        /* ADDR[:PORT] of a discovery service: the paths from it */
 	unsigned int bad_opts;         /* options refused while parsing (nvmeof_options.c) */
+	int          transport;        /* NVMF_TRTYPE_RDMA or _TCP; 0: as the filename says, else
+					* RDMA */
+	unsigned int hdr_digest;       /* NVMe/TCP header digests */
+	unsigned int data_digest;      /* NVMe/TCP data digests */
 };
 
 /* Per fio file: the namespace it names. */
 struct nvmeof_file {
+	int                  trtype;         /* NVMF_TRTYPE_*: transport= or the filename's */
 	char                 traddr[256];
 	char                 trsvcid[32];
 	char                 subnqn[256];
@@ -123,6 +128,8 @@ extern struct fio_option nvmeof_fio_options[];
 struct nvmeof_file *nvmeof_file_alloc(struct thread_data *td);
 /* Frees every per-file state td allocated. */
 void nvmeof_files_free(struct thread_data *td);
+/* The job's transport: its first file's (setup resolved it), else transport=, else RDMA. */
+int  nvmeof_job_trtype(struct thread_data *td);
 int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 		      struct nvmf_lane_opts *lo, char *hostnqn, size_t nqnlen);
 /* Path i's local address (host_traddr: one for all, or a list of one per path) in buf; NULL

@@ -101,6 +101,23 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 			return -EINVAL;
 		}
 	}
+	if (rc && t.trtype && o->transport && t.trtype != o->transport) {
+		nvmeof_job_err(td, "filename '%s' says trtype=%s but transport=%s: give it once, or "
+			       "the same in both\n", f->file_name, t.trtype == NVMF_TRTYPE_TCP ? "TCP" :
+			       "RDMA", o->transport == NVMF_TRTYPE_TCP ? "tcp" : "rdma");
+		return -EINVAL;
+	}
+	nf->trtype = rc && t.trtype ? t.trtype : o->transport ? o->transport : NVMF_TRTYPE_RDMA;
+	if (nf->trtype != NVMF_TRTYPE_TCP && (o->hdr_digest || o->data_digest)) {
+		nvmeof_job_err(td, "%s=1 needs transport=tcp (NVMe/RDMA has no digests)\n",
+			       o->hdr_digest ? "hdr_digest" : "data_digest");
+		return -EINVAL;
+	}
+	if (nf->trtype == NVMF_TRTYPE_TCP && o->discovery && *o->discovery) {
+		nvmeof_job_err(td, "discovery=%s with transport=tcp: this engine reads discovery logs "
+			       "over RDMA only; give traddr\n", o->discovery);
+		return -EINVAL;
+	}
 	snprintf(nf->traddr, sizeof(nf->traddr), "%s", rc && t.traddr[0] ? t.traddr :
 		 o->traddr ? o->traddr : "");
 	snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", rc && t.trsvcid[0] ? t.trsvcid :
@@ -201,6 +218,18 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 	return 0;
 }
 
+int nvmeof_job_trtype(struct thread_data *td)
+{
+	struct nvmeof_options *o = td->eo;
+	struct fio_file *f;
+	unsigned int i;
+
+	for_each_file(td, f, i)
+		if (FILE_ENG_DATA(f))
+			return ((struct nvmeof_file *)FILE_ENG_DATA(f))->trtype;
+	return o->transport ? o->transport : NVMF_TRTYPE_RDMA;
+}
+
 int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 			    struct nvmf_lane_opts *lo, char *hostnqn, size_t nqnlen)
 {
@@ -215,6 +244,9 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 		nvmeof_job_err(td, "%s\n", err);
 		return rc;
 	}
+	lo->trtype = nf->trtype;
+	lo->hdr_digest = (int)o->hdr_digest;
+	lo->data_digest = (int)o->data_digest;
 	lo->traddr = nf->traddr;
 	lo->trsvcid = nf->trsvcid;
 	lo->adrfam = nf->adrfam;

@@ -143,7 +143,7 @@ void nvmeof_paths_limits(struct nvmeof_data *ld, struct nvmeof_file *nf)
 /* Multipath: one more line, each path with its controller and ANA state. */
 void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
 {
-	char line[NVMF_MAX_PATHS * 420];
+	char line[NVMF_MAX_PATHS * 420], regs[64];
 	size_t o = 0;
 
 	line[0] = 0;
@@ -152,13 +152,17 @@ void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
 		uint8_t ana = ld->mp.p[p].ana;
 
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s cntlid %u via %s (%s, ANA %s)",
-				      p ? "; " : "", ld->mp.p[p].name, in->cntlid, in->rdma_dev,
-				      in->local_addr, ana ? nvme_ana_state_name(ana) : "not reported");
+				      p ? "; " : "", ld->mp.p[p].name, in->cntlid,
+				      in->rdma_dev[0] ? in->rdma_dev : "TCP", in->local_addr,
+				      ana ? nvme_ana_state_name(ana) : "not reported");
 	}
-	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s; buffers registered on "
-		    "%u RDMA device%s\n", td->o.name, ld->nr_paths,
-		    nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line, ld->bufs.nr_devices,
-		    ld->bufs.nr_devices == 1 ? "" : "s");
+	if (!strcmp(nvmf_lane_info(ld->paths[0].lane)->transport, "tcp"))
+		snprintf(regs, sizeof(regs), "NVMe/TCP: nothing registered");
+	else
+		snprintf(regs, sizeof(regs), "buffers registered on %u RDMA device%s",
+			 ld->bufs.nr_devices, ld->bufs.nr_devices == 1 ? "" : "s");
+	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s; %s\n", td->o.name,
+		    ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line, regs);
 }
 
 static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len)

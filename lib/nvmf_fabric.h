@@ -11,8 +11,8 @@
 
 #include "nvmf_queue.h"
 
-/* The NVMe transport types, as the discovery log's TRTYPE numbers them. */
-enum nvmf_trtype { NVMF_TRTYPE_RDMA = 1, NVMF_TRTYPE_TCP = 3 };
+/* In-capsule data an NVMe/TCP admin queue takes: the transport binding fixes it at 8 KiB. */
+#define NVMF_TCP_ADMIN_INCAPSULE 8192
 
 struct sockaddr;
 struct sockaddr_storage;
@@ -40,7 +40,7 @@ struct nvmf_fabric_params {
 
 struct nvmf_fabric {
 	const char *name;     /* "rdma", "tcp": the transport= value */
-	uint8_t     trtype;   /* enum nvmf_trtype */
+	uint8_t     trtype;   /* NVMF_TRTYPE_* (nvmf_spec.h, the discovery log's numbers) */
 	/* Connect one queue (qid 0: admin): 0 with *out the queue attached to its transport
 	 * ops, or a negative errno with one line in err. */
 	int  (*create)(struct nvmf_queue **out, const struct nvmf_fabric_params *p, char *err,
@@ -56,6 +56,9 @@ struct nvmf_fabric {
 	/* Without blocking: 0 while connected; else a negative errno with the reason in why
 	 * (-ENOTCONN: the target disconnected). */
 	int  (*conn_check)(struct nvmf_queue *q, char *why, size_t whylen);
+	/* A descriptor that wakes a sleeping watcher (the keep-alive thread) when the connection
+	 * may be gone, and the poll events to ask for; conn_check then says.  Negative: none. */
+	int  (*watch)(struct nvmf_queue *q, short *events);
 	/* One queue for a thread that sleeps in its own poll(): reap, then the fd to poll for
 	 * POLLIN (negative errno: none); after POLLIN, event() reaps (commands completed). */
 	int  (*arm)(struct nvmf_queue *q);

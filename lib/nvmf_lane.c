@@ -61,9 +61,11 @@ struct nvmf_lane {
 	int                     have_src;
 	struct ibv_pd          *pd;
 	int                     pd_owned;    /* allocated here, not one of opts.pds */
-	struct nvmf_rdma_queue *aq;
-	struct nvmf_rdma_queue *ioqs[NVMF_MAX_IO_QUEUES];
-	struct nvmf_rdma_cq    *ioq_cq;      /* shared by the I/O queues when there are several */
+	const struct nvmf_fabric *fab;       /* the transport (opts.trtype) */
+	struct nvmf_queue      *aq;
+	struct nvmf_queue      *ioqs[NVMF_MAX_IO_QUEUES];
+	unsigned                aq_disconnect_wait_ms; /* at its destroy; 0: the transport's */
+	struct nvmf_rdma_cq    *ioq_cq;      /* RDMA: shared by the I/O queues when there are several */
 	unsigned                nr_ioqs;
 	uint8_t                *scratch;
 	struct ibv_mr          *scratch_mr;
@@ -79,6 +81,13 @@ struct nvmf_lane {
 	struct nvmf_lane_info   info;
 	char                    err[NVMF_ERR_LEN];
 };
+
+/* The admin buffer's key for a keyed SGL: RDMA's registration; a transport that registers
+ * nothing (TCP) takes the address alone. */
+static inline uint32_t nvmf_lane_scratch_rkey(const struct nvmf_lane *lane)
+{
+	return lane->scratch_mr ? lane->scratch_mr->rkey : 0;
+}
 
 /* The lane's first failure names it: what it caused next does not replace the reason. */
 #define nvmf_lane_errf(lane, rc, ...)                                                     \
@@ -97,22 +106,22 @@ const struct nvmf_lane_info *nvmf_lane_info(const struct nvmf_lane *lane)
 
 struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx)
 {
-	return idx < lane->nr_ioqs && lane->ioqs[idx] ? &lane->ioqs[idx]->q : NULL;
+	return idx < lane->nr_ioqs ? lane->ioqs[idx] : NULL;
 }
 
 /* Every I/O queue, in the ways the lane treats them all alike. */
 static void nvmf_lane_ioqs_kill(struct nvmf_lane *lane)
 {
 	for (unsigned i = 0; i < lane->nr_ioqs; i++)
-		nvmf_rdma_queue_kill(lane->ioqs[i]);
+		if (lane->ioqs[i])
+			lane->fab->kill(lane->ioqs[i]);
 }
 
 static void nvmf_lane_ioqs_destroy(struct nvmf_lane *lane, unsigned disconnect_wait_ms)
 {
 	for (unsigned i = 0; i < lane->nr_ioqs; i++) {
-		if (lane->ioqs[i] && disconnect_wait_ms)
-			lane->ioqs[i]->disconnect_wait_ms = disconnect_wait_ms;
-		nvmf_rdma_queue_destroy(lane->ioqs[i]);
+		if (lane->ioqs[i])
+			lane->fab->destroy(lane->ioqs[i], disconnect_wait_ms);
 		lane->ioqs[i] = NULL;
 	}
 	lane->nr_ioqs = 0;
@@ -141,7 +150,7 @@ static int nvmf_resolve(struct nvmf_lane *lane, const char *what, const char *ho
 /* Run one admin command synchronously; NVMe status comes back as a positive value. */
 static int nvmf_admin_exec(struct nvmf_lane *lane, struct nvmf_req *req, struct nvme_cqe *cqe)
 {
-	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_queue *q = lane->aq;
 	int rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, cqe);
 
 	if (rc)
@@ -151,7 +160,7 @@ static int nvmf_admin_exec(struct nvmf_lane *lane, struct nvmf_req *req, struct 
 
 static struct nvmf_req *nvmf_admin_req(struct nvmf_lane *lane)
 {
-	struct nvmf_req *req = nvmf_queue_get(&lane->aq->q, NULL);
+	struct nvmf_req *req = nvmf_queue_get(lane->aq, NULL);
 
 	if (!req)
 		nvmf_lane_errf(lane, -EBUSY, "admin queue has no free slot");
@@ -169,7 +178,7 @@ static int nvmf_prop(struct nvmf_lane *lane, int set, uint32_t ofst, int eight, 
 
 	if (!req)
 		return -EBUSY;
-	c = nvmf_req_sqe(&lane->aq->q, req);
+	c = nvmf_req_sqe(lane->aq, req);
 	if (set)
 		nvmf_cmd_prop_set(c, ofst, eight, *val);
 	else
@@ -222,10 +231,9 @@ static const char *nvmf_connect_bad_field(uint32_t dw0)
 	return "";
 }
 
-static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_rdma_queue *rq,
+static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
 				uint16_t cntlid, uint16_t *cntlid_out)
 {
-	struct nvmf_queue *q = &rq->q;
 	struct nvmf_connect_data *cd = (struct nvmf_connect_data *)lane->scratch;
 	struct nvmf_req *req = nvmf_queue_get(q, NULL);
 	struct nvme_sqe *c;
@@ -244,7 +252,7 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_rdma_queue *
 	/* KATO on the admin queue only; 0: the target runs no keep-alive timer (unless it
 	 * insists on one: the lane asks which KATO is in force after bring-up). */
 	nvmf_cmd_connect(c, q->qid, (uint16_t)(q->depth - 1), q->qid ? 0 : lane->opts.kato_ms);
-	nvme_sqe_set_sgl_keyed(c, (uintptr_t)cd, sizeof(*cd), lane->scratch_mr->rkey);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)cd, sizeof(*cd), nvmf_lane_scratch_rkey(lane));
 	rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, &cqe);
 	if (rc)
 		return nvmf_lane_errf(lane, rc, "Fabrics Connect (queue %u): %s", q->qid,
@@ -273,10 +281,10 @@ static int nvmf_identify(struct nvmf_lane *lane, uint8_t cns, uint32_t nsid, uin
 
 	if (!req)
 		return -EBUSY;
-	c = nvmf_req_sqe(&lane->aq->q, req);
+	c = nvmf_req_sqe(lane->aq, req);
 	memset(lane->scratch, 0, NVME_IDENTIFY_SIZE);
 	nvme_cmd_identify(c, cns, nsid, 0);
-	nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, NVME_IDENTIFY_SIZE, lane->scratch_mr->rkey);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, NVME_IDENTIFY_SIZE, nvmf_lane_scratch_rkey(lane));
 	rc = nvmf_admin_exec(lane, req, &cqe);
 	if (rc < 0)
 		return rc;
@@ -304,7 +312,7 @@ static void nvmf_keepalive_wake(struct nvmf_keepalive *ka)
  * thread, which sleeps while it waits; 0: bring-up, which polls. */
 static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, int rae, uint8_t **log)
 {
-	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_queue *q = lane->aq;
 	struct nvmf_req *req = nvmf_queue_get(q, NULL);
 	uint8_t *buf = lane->scratch + NVME_IDENTIFY_SIZE;
 	struct nvme_sqe *c;
@@ -320,7 +328,7 @@ static int nvmf_ana_get_log(struct nvmf_lane *lane, int threaded, int rae, uint8
 	 * then clears the event, so the controller sends the next one */
 	nvme_cmd_get_log_page(c, NVME_LOG_ANA, NVME_ANA_LSP_RGO, 0xffffffffu, NVMF_ANA_LOG_MAX, 0,
 			      rae);
-	nvme_sqe_set_sgl_keyed(c, (uintptr_t)buf, NVMF_ANA_LOG_MAX, lane->scratch_mr->rkey);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)buf, NVMF_ANA_LOG_MAX, nvmf_lane_scratch_rkey(lane));
 	if (threaded)
 		rc = nvmf_queue_exec_wait(q, req, lane->ka.timeout_ms, &cqe, nvmf_keepalive_wait, lane);
 	else
@@ -475,11 +483,11 @@ static int nvmf_get_log(struct nvmf_lane *lane, uint8_t lid, uint8_t lsp, uint32
 
 		if (!req)
 			return -EBUSY;
-		c = nvmf_req_sqe(&lane->aq->q, req);
+		c = nvmf_req_sqe(lane->aq, req);
 		/* a short transfer leaves zeros, never the previous page's bytes */
 		memset(lane->scratch, 0, n);
 		nvme_cmd_get_log_page(c, lid, lsp, nsid, n, offset + done, 0);
-		nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, n, lane->scratch_mr->rkey);
+		nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, n, nvmf_lane_scratch_rkey(lane));
 		rc = nvmf_admin_exec(lane, req, &cqe);
 		if (rc < 0)
 			return rc;
@@ -632,12 +640,12 @@ void nvmf_lane_io_limits(const struct nvmf_lane *lane, uint32_t lba_size, struct
 
 int nvmf_lane_wait(struct nvmf_lane *lane, int timeout_ms)
 {
-	return nvmf_rdma_queues_wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
+	return lane->fab->wait(lane->ioqs, lane->nr_ioqs, timeout_ms);
 }
 
 int nvmf_lanes_wait(struct nvmf_lane *const *lanes, unsigned n, int timeout_ms)
 {
-	struct nvmf_rdma_queue *const *sets[NVMF_MAX_PATHS_WAIT];
+	struct nvmf_queue *const *sets[NVMF_MAX_PATHS_WAIT];
 	unsigned ns[NVMF_MAX_PATHS_WAIT], k = 0;
 
 	for (unsigned i = 0; i < n && k < NVMF_MAX_PATHS_WAIT; i++) {
@@ -646,12 +654,13 @@ int nvmf_lanes_wait(struct nvmf_lane *const *lanes, unsigned n, int timeout_ms)
 		sets[k] = lanes[i]->ioqs;
 		ns[k++] = lanes[i]->nr_ioqs;
 	}
-	return nvmf_rdma_sets_wait(sets, ns, k, timeout_ms);
+	/* A job's paths share its transport= (one option per job). */
+	return k ? lanes[0]->fab->sets_wait(sets, ns, k, timeout_ms) : 0;
 }
 
 int nvmf_lane_reap(struct nvmf_lane *lane)
 {
-	return nvmf_rdma_queues_process(lane->ioqs, lane->nr_ioqs);
+	return lane->fab->process(lane->ioqs, lane->nr_ioqs);
 }
 
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr)
@@ -711,7 +720,7 @@ static int nvmf_set_nr_queues(struct nvmf_lane *lane, unsigned want)
 
 	if (!req)
 		return -EBUSY;
-	nvme_cmd_set_features_nr_queues(nvmf_req_sqe(&lane->aq->q, req), (uint16_t)(want - 1),
+	nvme_cmd_set_features_nr_queues(nvmf_req_sqe(lane->aq, req), (uint16_t)(want - 1),
 					(uint16_t)(want - 1));
 	rc = nvmf_admin_exec(lane, req, &cqe);
 	if (rc < 0)
@@ -735,7 +744,7 @@ static uint32_t nvmf_get_kato(struct nvmf_lane *lane)
 
 	if (!req)
 		return 0;
-	nvme_cmd_get_features(nvmf_req_sqe(&lane->aq->q, req), NVME_FEAT_KATO, NVME_FEAT_SEL_CURRENT);
+	nvme_cmd_get_features(nvmf_req_sqe(lane->aq, req), NVME_FEAT_KATO, NVME_FEAT_SEL_CURRENT);
 	if (nvmf_admin_exec(lane, req, &cqe))
 		return 0;
 	return (uint32_t)le64toh(cqe.result);
@@ -746,13 +755,13 @@ static int nvmf_keepalive_wait(void *ctx, int timeout_ms)
 {
 	struct nvmf_lane *lane = ctx;
 
-	return nvmf_rdma_queues_wait(&lane->aq, 1, timeout_ms);
+	return lane->fab->wait(&lane->aq, 1, timeout_ms);
 }
 
 static int nvmf_keepalive_once(struct nvmf_lane *lane)
 {
 	struct nvmf_keepalive *ka = &lane->ka;
-	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_queue *q = lane->aq;
 	struct nvmf_req *req = nvmf_queue_get(q, NULL);
 	struct nvme_cqe cqe;
 	char st[128];
@@ -788,7 +797,7 @@ static int nvmf_keepalive_once(struct nvmf_lane *lane)
  * the slot until nvmf_aer_check takes it, whichever wait reaped it). */
 static void nvmf_aer_post(struct nvmf_lane *lane)
 {
-	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_queue *q = lane->aq;
 	struct nvmf_req *req = nvmf_queue_get(q, NULL);
 
 	if (!req)
@@ -804,7 +813,7 @@ static void nvmf_aer_post(struct nvmf_lane *lane)
  * anyway) and post the first AER. */
 static void nvmf_aer_start(struct nvmf_lane *lane)
 {
-	struct nvmf_queue *q = &lane->aq->q;
+	struct nvmf_queue *q = lane->aq;
 	struct nvmf_req *req = nvmf_queue_get(q, NULL);
 	struct nvme_cqe cqe;
 
@@ -832,7 +841,7 @@ static int nvmf_aer_check(struct nvmf_lane *lane)
 		return 0;
 	st = le16toh(r->cqe.status);
 	dw0 = (uint32_t)le64toh(r->cqe.result);
-	nvmf_queue_put(&lane->aq->q, r);
+	nvmf_queue_put(lane->aq, r);
 	lane->aer = NULL;
 	if (nvme_status_code(st))
 		return 0;
@@ -856,7 +865,8 @@ static void nvmf_keepalive_lost(struct nvmf_lane *lane, int rc, const char *why)
 	snprintf(ka->msg, sizeof(ka->msg), "%s", why);
 	__atomic_store_n(&ka->failed, rc, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < lane->nr_ioqs; i++)
-		nvmf_rdma_queue_kill_why(lane->ioqs[i], rc, why);
+		if (lane->ioqs[i])
+			lane->fab->kill_why(lane->ioqs[i], rc, why);
 }
 
 /* The RDMA CM channels the keep-alive thread watches: the admin queue's and each I/O queue's.
@@ -868,10 +878,10 @@ static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, u
 	int rc = 0;
 
 	for (unsigned i = 0; i < n && !rc; i++) {
-		struct nvmf_rdma_queue *rq = i ? lane->ioqs[i - 1] : lane->aq;
+		struct nvmf_queue *q = i ? lane->ioqs[i - 1] : lane->aq;
 
-		if (pfd[i].revents & (POLLIN | POLLERR | POLLHUP))
-			rc = nvmf_rdma_queue_cm_check(rq, why, sizeof(why));
+		if (q && pfd[i].revents & (pfd[i].events | POLLERR | POLLHUP))
+			rc = lane->fab->conn_check(q, why, sizeof(why));
 	}
 	if (rc)
 		nvmf_keepalive_lost(lane, rc, why);
@@ -885,7 +895,7 @@ static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, u
 static int nvmf_keepalive_port(struct nvmf_lane *lane)
 {
 	char why[NVMF_ERR_LEN];
-	int rc = nvmf_rdma_queue_port_check(lane->aq, why, sizeof(why));
+	int rc = nvmf_rdma_queue_port_check(nvmf_rdma_of(lane->aq), why, sizeof(why));
 
 	if (rc)
 		nvmf_keepalive_lost(lane, rc, why);
@@ -908,16 +918,19 @@ static void *nvmf_keepalive_thread(void *arg)
 	int rc = 0, aen = 0;      /* aen: a notice not yet answered by a clearing read */
 
 	for (unsigned i = 0; i < ncm; i++) {
-		struct nvmf_rdma_queue *rq = i ? lane->ioqs[i - 1] : lane->aq;
+		struct nvmf_queue *q = i ? lane->ioqs[i - 1] : lane->aq;
 
-		pfd[i].fd = rq && rq->ch ? rq->ch->fd : -1;   /* poll skips a negative fd */
 		pfd[i].events = POLLIN;
+		pfd[i].fd = q ? lane->fab->watch(q, &pfd[i].events) : -1;
+		if (pfd[i].fd < 0)
+			pfd[i].fd = -1;                         /* poll skips a negative fd */
 	}
 	pfd[ncm].fd = -1;              /* the admin queue's completions, while an AER waits */
 	pfd[ncm].events = POLLIN;
 	pfd[ncm + 1].fd = ka->wake_fd;
 	pfd[ncm + 1].events = POLLIN;
-	pfd[ncm + 2].fd = lane->opts.port_down_lost ? nvmf_rdma_queue_async_fd(lane->aq) : -1;
+	pfd[ncm + 2].fd = lane->opts.port_down_lost && nvmf_rdma_of(lane->aq) ?
+			  nvmf_rdma_queue_async_fd(nvmf_rdma_of(lane->aq)) : -1;
 	pfd[ncm + 2].events = POLLIN;
 	if (pfd[ncm + 2].fd < 0)
 		pfd[ncm + 2].fd = -1;
@@ -933,7 +946,7 @@ static void *nvmf_keepalive_thread(void *arg)
 			pfd[i].revents = 0;
 		pfd[ncm].fd = -1;
 		if (lane->aer) {
-			int fd = nvmf_rdma_queue_arm(lane->aq);
+			int fd = lane->fab->arm(lane->aq);
 
 			pfd[ncm].fd = fd >= 0 ? fd : -1;
 			aen |= nvmf_aer_check(lane);
@@ -949,7 +962,7 @@ static void *nvmf_keepalive_thread(void *arg)
 			if (pfd[ncm + 2].revents & POLLIN && nvmf_keepalive_port(lane))
 				break;
 			if (pfd[ncm].fd >= 0 && pfd[ncm].revents & POLLIN)
-				nvmf_rdma_queue_cq_event(lane->aq);
+				lane->fab->event(lane->aq);
 			aen |= nvmf_aer_check(lane);
 		}
 		now = nvmf_now_ms();
@@ -1050,21 +1063,21 @@ int nvmf_lane_check(struct nvmf_lane *lane, uint64_t now_ms, unsigned io_timeout
 	 * one shows its loss at its next command), and the admin queue on a slower clock (its
 	 * loss also fails keep-alive, and a target going away takes the I/O queues too). */
 	for (unsigned i = 0; i < lane->nr_ioqs; i++) {
-		const struct nvmf_req *old = nvmf_queue_oldest(&lane->ioqs[i]->q);
+		const struct nvmf_req *old = nvmf_queue_oldest(lane->ioqs[i]);
 
 		if (!old)
 			continue;
 		if (now_ms - old->posted_ms >= NVMF_LANE_CM_QUIET_MS &&
-		    (rc = nvmf_rdma_queue_cm_check(lane->ioqs[i], why, whylen)))
+		    (rc = lane->fab->conn_check(lane->ioqs[i], why, whylen)))
 			return rc;
 		if (!oldest || old->posted_ms < oldest->posted_ms) {
 			oldest = old;
-			oq = &lane->ioqs[i]->q;
+			oq = lane->ioqs[i];
 		}
 	}
 	if (now_ms >= lane->next_admin_cm_check_ms) {
 		lane->next_admin_cm_check_ms = now_ms + NVMF_LANE_ADMIN_CM_CHECK_MS;
-		if ((rc = nvmf_rdma_queue_cm_check(lane->aq, why, whylen)))
+		if (lane->aq && (rc = lane->fab->conn_check(lane->aq, why, whylen)))
 			return rc;
 	}
 	rc = __atomic_load_n(&lane->ka.failed, __ATOMIC_ACQUIRE);
@@ -1091,14 +1104,15 @@ void nvmf_lane_kill(struct nvmf_lane *lane)
 		return;
 	lane->dead = 1;
 	/* The keep-alive thread's command is flushed by the QP's error state: it ends now. */
-	nvmf_rdma_queue_kill(lane->aq);
+	if (lane->aq)
+		lane->fab->kill(lane->aq);
 	nvmf_keepalive_stop(lane);
 	nvmf_lane_ioqs_kill(lane);
 }
 
 static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
 {
-	if (!lane->enabled || lane->dead || !lane->aq || lane->aq->q.fatal)
+	if (!lane->enabled || lane->dead || !lane->aq || lane->aq->fatal)
 		return;
 	if (nvmf_prop_set(lane, NVME_REG_CC, nvme_cc_build(1, 0, 0, 0, NVME_CC_SHN_NORMAL, 6, 4)))
 		return;
@@ -1118,22 +1132,22 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 	 * the shutdown either, and whoever stops the run is waiting, so every step is short. */
 	hurried = lane->dead;
 	for (unsigned i = 0; i < lane->nr_ioqs; i++)
-		if (lane->ioqs[i] && (lane->ioqs[i]->q.fatal || lane->ioqs[i]->q.nr_inflight))
+		if (lane->ioqs[i] && (lane->ioqs[i]->fatal || lane->ioqs[i]->nr_inflight))
 			hurried = 1;
 	if (hurried) {
 		shutdown_ms = NVMF_HURRIED_STEP_MS;
 		if (lane->admin_timeout_ms > NVMF_HURRIED_STEP_MS)
 			lane->admin_timeout_ms = NVMF_HURRIED_STEP_MS;
 		io_wait_ms = NVMF_HURRIED_STEP_MS / 2;
-		if (lane->aq)
-			lane->aq->disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
+		lane->aq_disconnect_wait_ms = NVMF_HURRIED_STEP_MS / 2;
 	}
 	nvmf_keepalive_stop(lane);
 	nvmf_lane_shutdown(lane, shutdown_ms);
 	nvmf_lane_ioqs_destroy(lane, io_wait_ms);
 	if (lane->scratch_mr)
 		ibv_dereg_mr(lane->scratch_mr);
-	nvmf_rdma_queue_destroy(lane->aq);
+	if (lane->aq)
+		lane->fab->destroy(lane->aq, lane->aq_disconnect_wait_ms);
 	if (lane->pd && lane->pd_owned)
 		ibv_dealloc_pd(lane->pd);
 	pthread_mutex_destroy(&lane->ana.lock);
@@ -1148,26 +1162,31 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 {
 	const struct nvmf_lane_opts *opts = &lane->opts;
 	struct nvmf_lane_info *in = &lane->info;
-	struct nvmf_rdma_params rp;
+	struct nvmf_fabric_params fp;
+	struct sockaddr_storage local, peer;
+	struct nvmf_rdma_queue *rq;
 	uint16_t cntlid = 0;
-	struct nvmf_dev_facts dev;
-	char parent[512];
 	int rc, fresh_pd;
 
-	memset(&rp, 0, sizeof(rp));
-	rp.src = lane->have_src ? (struct sockaddr *)&lane->src : NULL;
-	rp.dst = (struct sockaddr *)&lane->dst;
-	rp.qid = 0;
-	rp.entries = NVMF_ADMIN_QUEUE_DEPTH;
+	memset(&fp, 0, sizeof(fp));
+	fp.src = lane->have_src ? (struct sockaddr *)&lane->src : NULL;
+	fp.dst = (struct sockaddr *)&lane->dst;
+	fp.qid = 0;
+	fp.entries = NVMF_ADMIN_QUEUE_DEPTH;
 	/* A completion channel the keep-alive thread sleeps on while it waits for an answer
 	 * (armed by it only: bring-up and shutdown poll). */
-	rp.use_events = 1;
-	rp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
-	rp.ack_timeout = opts->ack_timeout;
-	rp.pds = opts->pds;
-	rp.nr_pds = opts->nr_pds;
+	fp.use_events = 1;
+	fp.timeout_ms = opts->connect_timeout_ms ? opts->connect_timeout_ms : 3000;
+	fp.ack_timeout = opts->ack_timeout;
+	fp.pds = opts->pds;
+	fp.nr_pds = opts->nr_pds;
+	fp.pd = &lane->pd;
+	fp.hdr_digest = opts->hdr_digest;
+	fp.data_digest = opts->data_digest;
+	/* NVMe/TCP: the admin queue takes 8 KiB in the capsule (the transport binding fixes it). */
+	fp.incapsule_max = NVMF_TCP_ADMIN_INCAPSULE;
 	fresh_pd = !lane->pd;       /* the first bring-up; a reconnect keeps the lane's */
-	rc = nvmf_rdma_queue_create(&lane->aq, &rp, &lane->pd, lane->err, sizeof(lane->err));
+	rc = lane->fab->create(&lane->aq, &fp, lane->err, sizeof(lane->err));
 	if (fresh_pd) {
 		lane->pd_owned = lane->pd != NULL;  /* unless the queue took one of opts->pds */
 		for (unsigned i = 0; i < opts->nr_pds; i++)
@@ -1178,7 +1197,8 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 		return rc;
 	if (!lane->scratch && posix_memalign((void **)&lane->scratch, 4096, NVMF_SCRATCH_SIZE))
 		return nvmf_lane_errf(lane, -ENOMEM, "out of memory");
-	if (!lane->scratch_mr) {
+	/* Only RDMA has memory to register: the target reaches the admin buffer by its key. */
+	if (!lane->scratch_mr && lane->pd) {
 		memset(lane->scratch, 0, NVMF_SCRATCH_SIZE);
 		lane->scratch_mr = ibv_reg_mr(lane->pd, lane->scratch, NVMF_SCRATCH_SIZE,
 					      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
@@ -1195,20 +1215,28 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	if ((rc = nvmf_enable(lane)) || (rc = nvmf_identify_ctrl(lane)))
 		return rc;
 
-	snprintf(in->rdma_dev, sizeof(in->rdma_dev), "%s",
-		 ibv_get_device_name(lane->aq->id->verbs->device));
-	in->rdma_port = lane->aq->id->port_num;
-	in->ack_timeout = nvmf_rdma_queue_ack_timeout(lane->aq);
-	nvmf_addr_str(rdma_get_local_addr(lane->aq->id), in->local_addr, sizeof(in->local_addr));
-	nvmf_addr_str(rdma_get_peer_addr(lane->aq->id), in->remote_addr, sizeof(in->remote_addr));
-	/* The fabric, once: every default that depends on it comes from nvmf_policy_decide. */
-	nvmf_rdma_queue_dev_facts(lane->aq, NULL, &dev, parent, sizeof(parent));
-	in->fabric.rdma_software = nvmf_policy_classify_device(&dev, in->fabric.device_why,
-							       sizeof(in->fabric.device_why));
-	in->fabric.target_local = nvmf_policy_target_local(rdma_get_local_addr(lane->aq->id),
-							   rdma_get_peer_addr(lane->aq->id),
+	snprintf(in->transport, sizeof(in->transport), "%s", lane->fab->name);
+	lane->fab->addrs(lane->aq, &local, &peer);
+	nvmf_addr_str((struct sockaddr *)&local, in->local_addr, sizeof(in->local_addr));
+	nvmf_addr_str((struct sockaddr *)&peer, in->remote_addr, sizeof(in->remote_addr));
+	in->fabric.target_local = nvmf_policy_target_local((struct sockaddr *)&local,
+							   (struct sockaddr *)&peer,
 							   in->fabric.target_why,
 							   sizeof(in->fabric.target_why));
+	if ((rq = nvmf_rdma_of(lane->aq))) {
+		struct nvmf_dev_facts dev;
+		char parent[512];
+
+		snprintf(in->rdma_dev, sizeof(in->rdma_dev), "%s",
+			 ibv_get_device_name(rq->id->verbs->device));
+		in->rdma_port = rq->id->port_num;
+		in->ack_timeout = nvmf_rdma_queue_ack_timeout(rq);
+		nvmf_rdma_queue_dev_facts(rq, NULL, &dev, parent, sizeof(parent));
+		in->fabric.rdma_software = nvmf_policy_classify_device(&dev, in->fabric.device_why,
+								       sizeof(in->fabric.device_why));
+	}
+	in->fabric.tcp = lane->fab->trtype == NVMF_TRTYPE_TCP;
+	/* The fabric, once: every default that depends on it comes from nvmf_policy_decide. */
 	in->fabric.io_depth = opts->io_depth;
 	in->fabric.host_jobs = opts->host_jobs;
 	nvmf_policy_decide(&in->fabric, &in->policy);
@@ -1229,28 +1257,30 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 						      "Queues)", want, in->io_queues_granted);
 			want = in->io_queues_granted;
 		}
-		rp.entries = nvmf_io_entries(lane);
-		rp.use_events = opts->use_events;
-		/* Several queues share one CQ: the job's thread reaps all of them with one poll
+		fp.entries = nvmf_io_entries(lane);
+		fp.use_events = opts->use_events;
+		/* The Connect data (1 KiB) always goes in the capsule, which IOCCSZ bounds. */
+		fp.incapsule_max = in->ioccsz_bytes > sizeof(struct nvme_sqe) ?
+				   in->ioccsz_bytes - (uint32_t)sizeof(struct nvme_sqe) : 0;
+		/* RDMA: several queues share one CQ: the job's thread reaps all of them with one poll
 		 * (and sleeps on one channel) instead of one per queue. */
-		if (want > 1) {
+		if (want > 1 && lane->pd) {
 			if ((rc = nvmf_rdma_cq_create(&lane->ioq_cq, lane->pd->context,
-						      (int)(want * 2 * rp.entries), opts->use_events,
+						      (int)(want * 2 * fp.entries), opts->use_events,
 						      lane->err, sizeof(lane->err))))
 				return rc;
-			rp.shared_cq = lane->ioq_cq;
+			fp.shared_cq = lane->ioq_cq;
 		}
 		for (unsigned i = 0; i < want; i++) {
-			rp.qid = (uint16_t)(i + 1);
+			fp.qid = (uint16_t)(i + 1);
 			lane->nr_ioqs = i + 1;
-			if ((rc = nvmf_rdma_queue_create(&lane->ioqs[i], &rp, &lane->pd, lane->err,
-							 sizeof(lane->err))))
+			if ((rc = lane->fab->create(&lane->ioqs[i], &fp, lane->err, sizeof(lane->err))))
 				return rc;
 			if ((rc = nvmf_fabrics_connect(lane, lane->ioqs[i], cntlid, NULL)))
 				return rc;
 		}
 		in->io_queues = lane->nr_ioqs;
-		in->io_queue_entries = lane->ioqs[0]->q.max_inflight + 1;
+		in->io_queue_entries = lane->ioqs[0]->max_inflight + 1;
 		/* In-capsule writes need room past the SQE, at offset 0, with offset SGLs. */
 		in->inline_offered = in->icdoff == 0 && in->ioccsz_bytes > sizeof(struct nvme_sqe) &&
 				     (in->sgls & (1u << 20)) ?
@@ -1289,6 +1319,13 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		return -ENOMEM;
 	lane->opts = *opts;
 	pthread_mutex_init(&lane->ana.lock, NULL);
+	lane->fab = nvmf_fabric_by_trtype(opts->trtype ? opts->trtype : NVMF_TRTYPE_RDMA);
+	if (!lane->fab) {
+		lane->fab = &nvmf_fabric_rdma;   /* for the teardown below */
+		rc = nvmf_lane_errf(lane, -EPROTONOSUPPORT, "transport type %d is not supported "
+				    "(rdma or tcp)", opts->trtype);
+		goto fail;
+	}
 	if (!opts->traddr || !*opts->traddr) {
 		rc = nvmf_lane_errf(lane, -EINVAL, "traddr is required (the target's address)");
 		goto fail;
@@ -1350,11 +1387,11 @@ int nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen)
 
 	nvmf_keepalive_stop(lane);
 	/* What is left of the old connection goes without waiting for the target. */
-	if (lane->aq)
-		lane->aq->disconnect_wait_ms = 1;
 	nvmf_lane_ioqs_destroy(lane, 1);
-	nvmf_rdma_queue_destroy(lane->aq);
+	if (lane->aq)
+		lane->fab->destroy(lane->aq, 1);
 	lane->aq = NULL;
+	lane->aq_disconnect_wait_ms = 0;
 	lane->enabled = 0;
 	lane->dead = 0;
 	lane->err[0] = 0;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "nvmf_fabric.h"
 #include "nvmf_io.h"
 #include "nvmf_policy.h"
 #include "nvmf_queue.h"
@@ -25,6 +26,9 @@ enum nvmf_inline { NVMF_INLINE_OFF = 0, NVMF_INLINE_AUTO, NVMF_INLINE_ON };
 struct ibv_pd;
 
 struct nvmf_lane_opts {
+	int         trtype;           /* NVMF_TRTYPE_RDMA or _TCP; 0: RDMA */
+	int         hdr_digest;       /* NVMe/TCP: header digests (CRC32C) */
+	int         data_digest;      /* NVMe/TCP: data digests (CRC32C) */
 	const char *traddr;
 	const char *trsvcid;          /* default "4420" */
 	int         adrfam;           /* AF_UNSPEC (infer), AF_INET, AF_INET6 */
@@ -83,7 +87,8 @@ struct nvmf_lane_info {
 	uint32_t kato_ms;             /* the KATO in force (Get Features), 0: no keep-alive timer */
 	unsigned keepalive_ms;        /* Keep Alive sent this often (0: not sent) */
 	char     keepalive_why[NVMF_POLICY_WHY_LEN]; /* set when the interval is not KATO/2 */
-	char     rdma_dev[64];
+	char     transport[8];        /* "rdma", "tcp" */
+	char     rdma_dev[64];        /* RDMA only: "" on TCP */
 	uint8_t  rdma_port;
 	uint8_t  ack_timeout;          /* the admin QP's local ACK timeout exponent (ibv_query_qp) */
 	char     local_addr[64];
@@ -103,7 +108,6 @@ struct nvmf_ns_info {
 };
 
 struct nvmf_lane;
-struct nvmf_rdma_queue;
 
 struct nvmf_mr {
 	void    *addr;

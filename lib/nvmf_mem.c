@@ -706,6 +706,9 @@ int nvmf_mem_open(struct nvmf_mem **out, const struct nvmf_mem_opts *o, char *er
 	m->ops = o->kind == NVMF_MEM_CUDA ? &nvmf_mem_cuda_ops : &nvmf_mem_host_ops;
 	m->info.kind = o->kind;
 	m->info.staged = o->kind == NVMF_MEM_CUDA && o->staged;
+	snprintf(m->info.staged_why, sizeof(m->info.staged_why), "%s",
+		 m->info.staged && o->staged_why ? o->staged_why : "");
+	m->opts.staged_why = m->info.staged_why;
 	m->info.cuda_device = o->kind == NVMF_MEM_CUDA ? o->cuda_device : -1;
 	m->info.dmabuf_supported = m->info.gdr_supported = -1;
 	rc = m->ops->open(m);
@@ -982,6 +985,8 @@ void nvmf_mem_describe(const struct nvmf_mem *m, const char *rdma_dev, char *buf
 		if (in->staged && in->fallback_note[0])
 			snprintf(how, sizeof(how), "staged through registered host memory "
 				 "(gpudirect=auto, GPUDirect unavailable: %s)", in->fallback_note);
+		else if (in->staged && in->staged_why[0])
+			snprintf(how, sizeof(how), "staged through host memory (%s)", in->staged_why);
 		else if (in->staged)
 			snprintf(how, sizeof(how), "staged through registered host memory");
 		else if (in->path == NVMF_MEM_PATH_NONE)

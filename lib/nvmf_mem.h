@@ -57,6 +57,8 @@ struct nvmf_mem_opts {
 	int reg;                   /* enum nvmf_mem_reg */
 	int staged;                /* CUDA: the target moves data through registered host memory */
 	int staged_fallback;       /* CUDA, not staged: stage when GPUDirect cannot register */
+	const char *staged_why;    /* CUDA, staged because the fabric has no GPUDirect (NVMe/TCP):
+				    * why, for the start line; NULL: the job asked for staging */
 	const char *cuda_lib;      /* NULL: libcuda.so.1 (tests may name another) */
 	const char *sysfs;         /* NULL: "/sys" (tests point it at a fake tree) */
 };
@@ -97,6 +99,7 @@ struct nvmf_mem_info {
 	char        reg_note[NVMF_MEM_ERR_LEN];  /* why earlier registration paths failed */
 	/* GPUDirect could not register and staged_fallback allowed staging: why (else "") */
 	char        fallback_note[NVMF_MEM_ERR_LEN];
+	char        staged_why[96];   /* opts.staged_why */
 };
 
 /* What the copies between host and device memory cost a job (not the one initial copy of

@@ -44,6 +44,16 @@ static int nvmf_lane_reg(const struct nvmf_mem_lane_ctx *c, int dmabuf, void *ad
 	int rc;
 
 	memset(mr, 0, sizeof(*mr));
+	/* NVMe/TCP registers nothing: the transport reads and writes the memory itself, so only
+	 * host memory can be on its wire (device memory is staged: nvmf_mem_opts.staged_why). */
+	if (!pd && c->lane && !strcmp(nvmf_lane_info(c->lane)->transport, "tcp")) {
+		if (dmabuf)
+			return nvmf_errf(why, whylen, -EOPNOTSUPP, "NVMe/TCP cannot take a dma-buf: "
+					 "there is no RDMA device to map it");
+		mr->addr = addr;
+		mr->len = len;
+		return 0;
+	}
 	if (!pd)
 		return nvmf_errf(why, whylen, -EINVAL, "the lane has no protection domain");
 	m = dmabuf ? ibv_reg_dmabuf_mr(pd, 0, len, iova, fd, access)

@@ -76,11 +76,13 @@ int nvmf_policy_target_local(const struct sockaddr *local, const struct sockaddr
 
 void nvmf_policy_decide(const struct nvmf_policy_facts *f, struct nvmf_policy *out)
 {
-	int measured = f->rdma_software && f->target_local;
+	/* Only Soft-RoCE with a local target was measured; NVMe/TCP gets SPDK's defaults. */
+	int measured = !f->tcp && f->rdma_software && f->target_local;
 	unsigned max_depth = f->host_jobs > 1 ? NVMF_INLINE_LOCAL_MAX_DEPTH_JOBS :
 				NVMF_INLINE_LOCAL_MAX_DEPTH;
 	/* what sets a lane apart from the measured fabric, for the reasons below */
-	const char *anchor = !f->rdma_software ? "hardware RDMA device" : "remote target";
+	const char *anchor = f->tcp ? "NVMe/TCP" : !f->rdma_software ? "hardware RDMA device" :
+			     "remote target";
 	unsigned batch;
 
 	memset(out, 0, sizeof(*out));

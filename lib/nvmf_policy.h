@@ -43,6 +43,7 @@ int nvmf_policy_target_local(const struct sockaddr *local, const struct sockaddr
 
 /* What is known once the admin queue is up, and what the job asked for. */
 struct nvmf_policy_facts {
+	int      tcp;                           /* NVMe/TCP: no RDMA device at all */
 	int      rdma_software;                 /* nvmf_policy_classify_device */
 	char     device_why[NVMF_POLICY_WHY_LEN];
 	int      target_local;                  /* the target answers from this host */

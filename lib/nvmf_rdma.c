@@ -888,3 +888,158 @@ int nvmf_rdma_queue_cm_check(struct nvmf_rdma_queue *rq, char *why, size_t whyle
 	rdma_ack_cm_event(ev);
 	return rc;
 }
+
+/* ---- The lane's seam (nvmf_fabric.h) ---------------------------------------------------- */
+/* The queue the lane holds is the first member of ours. */
+static struct nvmf_rdma_queue *nvmf_rq(struct nvmf_queue *q)
+{
+	return (struct nvmf_rdma_queue *)q;
+}
+
+struct nvmf_rdma_queue *nvmf_rdma_of(struct nvmf_queue *q)
+{
+	return q && q->ops == &nvmf_rdma_ops ? nvmf_rq(q) : NULL;
+}
+
+static int nvmf_fab_rdma_create(struct nvmf_queue **out, const struct nvmf_fabric_params *p,
+				char *err, size_t errlen)
+{
+	struct nvmf_rdma_params rp;
+	struct nvmf_rdma_queue *rq = NULL;
+	int rc;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.src = p->src;
+	rp.dst = p->dst;
+	rp.qid = p->qid;
+	rp.entries = p->entries;
+	rp.timeout_ms = p->timeout_ms;
+	rp.ack_timeout = p->ack_timeout;
+	rp.use_events = p->use_events;
+	rp.shared_cq = p->shared_cq;
+	rp.pds = p->pds;
+	rp.nr_pds = p->nr_pds;
+	rc = nvmf_rdma_queue_create(&rq, &rp, p->pd, err, errlen);
+	*out = rq ? &rq->q : NULL;
+	return rc;
+}
+
+static void nvmf_fab_rdma_destroy(struct nvmf_queue *q, unsigned disconnect_wait_ms)
+{
+	struct nvmf_rdma_queue *rq = nvmf_rq(q);
+
+	if (rq && disconnect_wait_ms)
+		rq->disconnect_wait_ms = disconnect_wait_ms;
+	nvmf_rdma_queue_destroy(rq);
+}
+
+static void nvmf_fab_rdma_kill(struct nvmf_queue *q)
+{
+	nvmf_rdma_queue_kill(nvmf_rq(q));
+}
+
+static void nvmf_fab_rdma_kill_why(struct nvmf_queue *q, int err, const char *why)
+{
+	nvmf_rdma_queue_kill_why(nvmf_rq(q), err, why);
+}
+
+static int nvmf_fab_rdma_conn_check(struct nvmf_queue *q, char *why, size_t whylen)
+{
+	return nvmf_rdma_queue_cm_check(nvmf_rq(q), why, whylen);
+}
+
+/* The RDMA CM channel: a disconnect or a device removal arrives there as an event. */
+static int nvmf_fab_rdma_watch(struct nvmf_queue *q, short *events)
+{
+	struct nvmf_rdma_queue *rq = nvmf_rq(q);
+
+	*events = POLLIN;
+	return rq && rq->ch ? rq->ch->fd : -1;
+}
+
+static int nvmf_fab_rdma_arm(struct nvmf_queue *q)
+{
+	return nvmf_rdma_queue_arm(nvmf_rq(q));
+}
+
+static int nvmf_fab_rdma_event(struct nvmf_queue *q)
+{
+	return nvmf_rdma_queue_cq_event(nvmf_rq(q));
+}
+
+/* A lane's queues as ours (at most NVMF_RDMA_WAIT_MAX of them, as every wait takes). */
+static unsigned nvmf_rqs(struct nvmf_queue *const *qs, unsigned n, struct nvmf_rdma_queue **rqs)
+{
+	if (n > NVMF_RDMA_WAIT_MAX)
+		n = NVMF_RDMA_WAIT_MAX;
+	for (unsigned i = 0; i < n; i++)
+		rqs[i] = nvmf_rq(qs[i]);
+	return n;
+}
+
+static int nvmf_fab_rdma_process(struct nvmf_queue *const *qs, unsigned n)
+{
+	struct nvmf_rdma_queue *rqs[NVMF_RDMA_WAIT_MAX];
+
+	n = nvmf_rqs(qs, n, rqs);
+	return nvmf_rdma_queues_process(rqs, n);
+}
+
+static int nvmf_fab_rdma_wait(struct nvmf_queue *const *qs, unsigned n, int timeout_ms)
+{
+	struct nvmf_rdma_queue *rqs[NVMF_RDMA_WAIT_MAX];
+
+	n = nvmf_rqs(qs, n, rqs);
+	return nvmf_rdma_queues_wait(rqs, n, timeout_ms);
+}
+
+#define NVMF_RDMA_SETS_MAX 16
+static int nvmf_fab_rdma_sets_wait(struct nvmf_queue *const *const *sets, const unsigned *ns,
+				   unsigned nsets, int timeout_ms)
+{
+	struct nvmf_rdma_queue *rqs[NVMF_RDMA_SETS_MAX][NVMF_RDMA_WAIT_MAX];
+	struct nvmf_rdma_queue *const *rsets[NVMF_RDMA_SETS_MAX];
+	unsigned rns[NVMF_RDMA_SETS_MAX];
+
+	if (nsets > NVMF_RDMA_SETS_MAX)
+		nsets = NVMF_RDMA_SETS_MAX;
+	for (unsigned s = 0; s < nsets; s++) {
+		rns[s] = nvmf_rqs(sets[s], ns[s], rqs[s]);
+		rsets[s] = rqs[s];
+	}
+	return nvmf_rdma_sets_wait(rsets, rns, nsets, timeout_ms);
+}
+
+static void nvmf_fab_rdma_addrs(struct nvmf_queue *q, struct sockaddr_storage *local,
+				struct sockaddr_storage *peer)
+{
+	struct nvmf_rdma_queue *rq = nvmf_rq(q);
+	struct sockaddr *l = rq && rq->id ? rdma_get_local_addr(rq->id) : NULL;
+	struct sockaddr *r = rq && rq->id ? rdma_get_peer_addr(rq->id) : NULL;
+
+	memset(local, 0, sizeof(*local));
+	memset(peer, 0, sizeof(*peer));
+	if (l)
+		memcpy(local, l, l->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							  : sizeof(struct sockaddr_in));
+	if (r)
+		memcpy(peer, r, r->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							 : sizeof(struct sockaddr_in));
+}
+
+const struct nvmf_fabric nvmf_fabric_rdma = {
+	.name       = "rdma",
+	.trtype     = NVMF_TRTYPE_RDMA,
+	.create     = nvmf_fab_rdma_create,
+	.destroy    = nvmf_fab_rdma_destroy,
+	.kill       = nvmf_fab_rdma_kill,
+	.kill_why   = nvmf_fab_rdma_kill_why,
+	.conn_check = nvmf_fab_rdma_conn_check,
+	.watch      = nvmf_fab_rdma_watch,
+	.arm        = nvmf_fab_rdma_arm,
+	.event      = nvmf_fab_rdma_event,
+	.process    = nvmf_fab_rdma_process,
+	.wait       = nvmf_fab_rdma_wait,
+	.sets_wait  = nvmf_fab_rdma_sets_wait,
+	.addrs      = nvmf_fab_rdma_addrs,
+};

@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "nvmf_fabric.h"
 #include "nvmf_policy.h"
 #include "nvmf_queue.h"
 #include "nvmf_sysfs.h"
@@ -126,5 +127,9 @@ int  nvmf_rdma_queue_cq_event(struct nvmf_rdma_queue *rq);
  * their CQs at once (at most 64 channels). */
 int  nvmf_rdma_sets_wait(struct nvmf_rdma_queue *const *const *sets, const unsigned *ns,
 			 unsigned nsets, int timeout_ms);
+
+/* The RDMA queue a lane's queue is (NULL: a queue of another transport), for what only RDMA
+ * has: the device, its port, the queue pair's timers. */
+struct nvmf_rdma_queue *nvmf_rdma_of(struct nvmf_queue *q);
 
 #endif

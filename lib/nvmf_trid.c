@@ -58,9 +58,13 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = tok;
 		if (!strcasecmp(tok, "trtype")) {
-			if (strcasecmp(val, "rdma"))
+			if (!strcasecmp(val, "rdma"))
+				t->trtype = 1;    /* the discovery log's TRTYPE numbers */
+			else if (!strcasecmp(val, "tcp"))
+				t->trtype = 3;
+			else
 				return nvmf_errf(err, errlen, -EINVAL, "transport ID: trtype=%s is "
-						 "not supported (this engine speaks RDMA)", val);
+						 "not supported (this engine speaks RDMA and TCP)", val);
 		} else if (!strcasecmp(tok, "adrfam")) {
 			if (!strcasecmp(val, "ipv4"))
 				t->adrfam = AF_INET;

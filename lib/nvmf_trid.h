@@ -12,6 +12,7 @@ struct nvmf_trid {
 	char     subnqn[256];
 	int      adrfam;     /* AF_UNSPEC when not given */
 	uint32_t nsid;       /* 0 when not given */
+	int      trtype;     /* 1 RDMA, 3 TCP (NVMF_TRTYPE_*, nvmf_spec.h); 0 when not given */
 };
 
 /* 1: s is a transport ID (parsed into t); 0: a plain name; negative errno: a malformed ID

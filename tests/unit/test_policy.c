@@ -198,6 +198,31 @@ static void test_pick_cpu(void)
 	CHECK_EQ(p.pick_cpu.value, 0);
 }
 
+/* NVMe/TCP was never measured here: SPDK's defaults, whatever the target's place, and the
+ * reasons name the transport (no RDMA device to name). */
+static void test_tcp(void)
+{
+	struct nvmf_policy_facts f;
+	struct nvmf_policy p;
+
+	memset(&f, 0, sizeof(f));
+	f.tcp = 1;
+	f.target_local = 1;
+	f.io_depth = 32;
+	f.host_jobs = 1;
+	nvmf_policy_decide(&f, &p);
+	CHECK_EQ(p.inline_keyed.value, 0);
+	CHECK_STR(p.inline_keyed.why, "NVMe/TCP: in the capsule when offered, as SPDK");
+	CHECK_EQ(p.submit_batch.value, 1);
+	CHECK_EQ(p.pick_cpu.value, 0);
+	CHECK_STR(p.pick_cpu.why, "NVMe/TCP");
+	/* a stale software-device flag does not bring the Soft-RoCE rules back */
+	f.rdma_software = 1;
+	nvmf_policy_decide(&f, &p);
+	CHECK_EQ(p.inline_keyed.value, 0);
+	CHECK_EQ(p.pick_cpu.value, 0);
+}
+
 /* io_queues=auto: one per CPU the job may run on, at most NVMF_AUTO_IO_QUEUES_MAX (one job
  * thread polls them all); every CPU before, up to 64. */
 static void test_auto_io_queues(void)
@@ -249,6 +274,7 @@ int main(void)
 	test_inline_keyed();
 	test_submit_batch();
 	test_pick_cpu();
+	test_tcp();
 	test_auto_io_queues();
 	test_keepalive_interval();
 	test_port_down_lost();

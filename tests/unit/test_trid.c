@@ -59,6 +59,14 @@ static void test_full(void)
 	CHECK_STR(t.subnqn, "nqn.2016-06.io.spdk:cnode1");
 	CHECK_EQ(t.adrfam, AF_INET);
 	CHECK_EQ(t.nsid, 2);
+	CHECK_EQ(t.trtype, 1);
+	/* SPDK's TCP transport IDs run as they are; no trtype leaves it to transport= */
+	CHECK_EQ(parse("trtype=TCP adrfam=IPv4 traddr=10.0.0.1 trsvcid=4420 subnqn=n ns=1", &t), 1);
+	CHECK_EQ(t.trtype, 3);
+	CHECK_EQ(parse("trtype=tcp traddr=10.0.0.1", &t), 1);
+	CHECK_EQ(t.trtype, 3);
+	CHECK_EQ(parse("traddr=10.0.0.1", &t), 1);
+	CHECK_EQ(t.trtype, 0);
 
 	/* as fio hands it over: ':' escaped; IPv6; tabs and extra blanks; keys in any order */
 	CHECK_EQ(parse("  subnqn=nqn.2014-08.org.nvmexpress\\:uuid\\:1b4e28ba-2fa1-11d2-883f-0016d3cca427"
@@ -105,7 +113,6 @@ static void test_bad(void)
 {
 	char big[2048];
 
-	expect_bad("trtype=TCP traddr=10.0.0.1", "trtype");
 	expect_bad("trtype=PCIe traddr=0000:01:00.0", "trtype");
 	expect_bad("trtype= traddr=1.2.3.4", "trtype");
 	expect_bad("adrfam=IB traddr=1.2.3.4", "adrfam");
