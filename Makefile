@@ -220,7 +220,7 @@ $(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: private BASEFLAGS += -Itests/c
 # `make fuzz`: the libFuzzer builds (clang -fsanitize=fuzzer,address,undefined), each run for
 # FUZZ_SECONDS with its saved corpus; new inputs go to build/fuzz/<target>.work/, crashers to
 # build/fuzz/<target>-crash-*.  Without clang (or its libFuzzer) it says so and does nothing.
-FUZZ_TARGETS  := fuzz_cqe fuzz_identify fuzz_cm_private fuzz_ana_log fuzz_disc_log
+FUZZ_TARGETS  := fuzz_cqe fuzz_identify fuzz_cm_private fuzz_ana_log fuzz_disc_log fuzz_tcp_pdu
 FUZZ_SECONDS  ?= 120
 FUZZ_CC       ?= clang
 FUZZ_ARGS     ?=

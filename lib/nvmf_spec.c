@@ -614,3 +614,211 @@ const char *nvmf_rdma_cms_name(uint8_t cms)
 {
 	return cms == 1 ? "rdma-cm" : "unrecognized";
 }
+
+/* ---- NVMe/TCP ---------------------------------------------------------------------------- */
+
+const char *nvme_tcp_pdu_type_name(uint8_t type)
+{
+	switch (type) {
+	case NVME_TCP_PDU_ICREQ:    return "ICReq";
+	case NVME_TCP_PDU_ICRESP:   return "ICResp";
+	case NVME_TCP_PDU_H2C_TERM: return "H2CTermReq";
+	case NVME_TCP_PDU_C2H_TERM: return "C2HTermReq";
+	case NVME_TCP_PDU_CMD:      return "CapsuleCmd";
+	case NVME_TCP_PDU_RSP:      return "CapsuleResp";
+	case NVME_TCP_PDU_H2C_DATA: return "H2CData";
+	case NVME_TCP_PDU_C2H_DATA: return "C2HData";
+	case NVME_TCP_PDU_R2T:      return "R2T";
+	default:                    return "unknown";
+	}
+}
+
+const char *nvme_tcp_fes_name(uint16_t fes)
+{
+	switch (fes) {
+	case NVME_TCP_FES_INVALID_PDU_HDR:     return "invalid PDU header field";
+	case NVME_TCP_FES_PDU_SEQ_ERR:         return "PDU sequence error";
+	case NVME_TCP_FES_HDR_DIGEST_ERR:      return "header digest error";
+	case NVME_TCP_FES_DATA_OUT_OF_RANGE:   return "data transfer out of range";
+	case NVME_TCP_FES_DATA_LIMIT_EXCEEDED: return "data transfer limit exceeded";
+	case NVME_TCP_FES_UNSUPPORTED_PARAM:   return "unsupported parameter";
+	default:                               return "unknown fatal error status";
+	}
+}
+
+static const char *nvme_tcp_dgst_words(int hdgst, int ddgst)
+{
+	return hdgst ? ddgst ? "header and data digests" : "header digests only" :
+		       ddgst ? "data digests only" : "no digests";
+}
+
+int nvme_tcp_icresp_parse(const void *buf, size_t len, int want_hdgst, int want_ddgst,
+			  struct nvme_tcp_icresp_info *out, char *why, size_t whylen)
+{
+	const uint8_t *p = buf;
+	uint32_t plen, maxh2c;
+	int hdgst, ddgst;
+
+	memset(out, 0, sizeof(*out));
+	if (why && whylen)
+		why[0] = 0;
+	if (len < sizeof(struct nvme_tcp_ch))
+		return nvmf_errf(why, whylen, -EPROTO, "%zu bytes (not even a PDU header)", len);
+	if (p[0] != NVME_TCP_PDU_ICRESP)
+		return nvmf_errf(why, whylen, -EPROTO, "PDU type 0x%02x (%s), not ICResp", p[0],
+				 nvme_tcp_pdu_type_name(p[0]));
+	if (p[2] != NVME_TCP_IC_LEN)
+		return nvmf_errf(why, whylen, -EPROTO, "HLEN %u (expected %u)", p[2], NVME_TCP_IC_LEN);
+	if (p[3] != 0)
+		return nvmf_errf(why, whylen, -EPROTO, "PDO %u (an ICResp has no data)", p[3]);
+	plen = nvmf_get_le32(p + 4);
+	if (plen != NVME_TCP_IC_LEN)
+		return nvmf_errf(why, whylen, -EPROTO, "PLEN %u (expected %u)", plen, NVME_TCP_IC_LEN);
+	if (len < NVME_TCP_IC_LEN)
+		return nvmf_errf(why, whylen, -EPROTO, "%zu bytes (an ICResp has %u)", len,
+				 NVME_TCP_IC_LEN);
+	if (nvmf_get_le16(p + 8) != NVME_TCP_PFV_1_0)
+		return nvmf_errf(why, whylen, -EPROTO, "PFV %u (only 0, NVMe/TCP 1.0, is known)",
+				 nvmf_get_le16(p + 8));
+	if (p[10] > NVME_TCP_MAX_CPDA)
+		return nvmf_errf(why, whylen, -EPROTO, "CPDA %u (at most %u)", p[10],
+				 NVME_TCP_MAX_CPDA);
+	maxh2c = nvmf_get_le32(p + 12);
+	if (maxh2c < NVME_TCP_MIN_MAXH2CDATA || maxh2c % 4)
+		return nvmf_errf(why, whylen, -EPROTO, "MAXH2CDATA %u (must be at least %u and a "
+				 "multiple of 4)", maxh2c, NVME_TCP_MIN_MAXH2CDATA);
+	hdgst = !!(p[11] & NVME_TCP_DGST_HDGST_ENABLE);
+	ddgst = !!(p[11] & NVME_TCP_DGST_DDGST_ENABLE);
+	if (hdgst != !!want_hdgst || ddgst != !!want_ddgst)
+		return nvmf_errf(why, whylen, -EPROTO, "DGST 0x%02x grants %s, but the host asked "
+				 "for %s", p[11], nvme_tcp_dgst_words(hdgst, ddgst),
+				 nvme_tcp_dgst_words(want_hdgst, want_ddgst));
+	out->cpda = p[10];
+	out->hdgst = hdgst;
+	out->ddgst = ddgst;
+	out->maxh2cdata = maxh2c;
+	return 0;
+}
+
+int nvme_tcp_ch_parse(const void *ch, int hdgst, int ddgst, struct nvme_tcp_pdu_info *out,
+		      char *why, size_t whylen)
+{
+	const uint8_t *p = ch;
+	unsigned hd = hdgst ? NVME_TCP_DIGEST_LEN : 0, dd = ddgst ? NVME_TCP_DIGEST_LEN : 0;
+	const char *name = nvme_tcp_pdu_type_name(p[0]);
+	unsigned want_hlen;
+
+	memset(out, 0, sizeof(*out));
+	if (why && whylen)
+		why[0] = 0;
+	out->type = p[0];
+	out->flags = p[1];
+	out->hlen = p[2];
+	out->pdo = p[3];
+	out->plen = nvmf_get_le32(p + 4);
+	switch (p[0]) {
+	case NVME_TCP_PDU_RSP:
+		want_hlen = NVME_TCP_RSP_HLEN;
+		break;
+	case NVME_TCP_PDU_C2H_DATA:
+		want_hlen = NVME_TCP_DATA_HLEN;
+		break;
+	case NVME_TCP_PDU_R2T:
+		want_hlen = NVME_TCP_R2T_HLEN;
+		break;
+	case NVME_TCP_PDU_C2H_TERM:
+		want_hlen = NVME_TCP_TERM_HLEN;
+		break;
+	case NVME_TCP_PDU_ICRESP:
+		return nvmf_errf(why, whylen, -EPROTO, "ICResp PDU after the connection was set up");
+	case NVME_TCP_PDU_ICREQ:
+	case NVME_TCP_PDU_H2C_TERM:
+	case NVME_TCP_PDU_CMD:
+	case NVME_TCP_PDU_H2C_DATA:
+		return nvmf_errf(why, whylen, -EPROTO, "%s PDU (type 0x%02x) from the controller "
+				 "(a host-to-controller type)", name, p[0]);
+	default:
+		return nvmf_errf(why, whylen, -EPROTO, "unknown PDU type 0x%02x", p[0]);
+	}
+	if (out->hlen != want_hlen)
+		return nvmf_errf(why, whylen, -EPROTO, "%s PDU with HLEN %u (expected %u)", name,
+				 out->hlen, want_hlen);
+	switch (p[0]) {
+	case NVME_TCP_PDU_C2H_TERM:
+		/* No digests on a TermReq: the header alone says why the connection ends. */
+		if (out->pdo != 0)
+			return nvmf_errf(why, whylen, -EPROTO, "C2HTermReq PDU with PDO %u (expected 0)",
+					 out->pdo);
+		if (out->plen < want_hlen)
+			return nvmf_errf(why, whylen, -EPROTO, "C2HTermReq PDU with PLEN %u (below HLEN "
+					 "%u)", out->plen, want_hlen);
+		out->hdr_len = want_hlen;
+		return 0;
+	case NVME_TCP_PDU_C2H_DATA:
+		/* HPDA 0: data aligned to dwords, after the header and its digest */
+		if (out->pdo < want_hlen + hd || out->pdo % 4)
+			return nvmf_errf(why, whylen, -EPROTO, "C2HData PDU with PDO %u (the data must "
+					 "start past the %u-byte header%s, dword aligned)", out->pdo,
+					 want_hlen, hd ? " and its digest" : "");
+		if (out->plen <= (uint64_t)out->pdo + dd)
+			return nvmf_errf(why, whylen, -EPROTO, "C2HData PDU with PLEN %u (PDO %u%s "
+					 "leaves no data)", out->plen, out->pdo,
+					 dd ? " and the data digest" : "");
+		out->hdr_len = out->pdo;
+		out->data_len = out->plen - out->pdo - dd;
+		return 0;
+	default:
+		if (out->pdo != 0)
+			return nvmf_errf(why, whylen, -EPROTO, "%s PDU with PDO %u (it carries no data)",
+					 name, out->pdo);
+		if (out->plen != want_hlen + hd)
+			return nvmf_errf(why, whylen, -EPROTO, "%s PDU with PLEN %u (expected %u%s)",
+					 name, out->plen, want_hlen + hd,
+					 hd ? ", header digest included" : "");
+		out->hdr_len = want_hlen + hd;
+		return 0;
+	}
+}
+
+int nvme_tcp_pdu_parse(const void *hdr, const struct nvme_tcp_pdu_info *info,
+		       struct nvme_tcp_pdu_fields *f, char *why, size_t whylen)
+{
+	const uint8_t *p = hdr;
+
+	memset(f, 0, sizeof(*f));
+	if (why && whylen)
+		why[0] = 0;
+	switch (info->type) {
+	case NVME_TCP_PDU_C2H_DATA:
+		f->cccid = nvmf_get_le16(p + 8);
+		f->off = nvmf_get_le32(p + 12);
+		f->len = nvmf_get_le32(p + 16);
+		if (f->len != info->data_len)
+			return nvmf_errf(why, whylen, -EPROTO, "C2HData for command 0x%04x with DATAL "
+					 "%u, but its PLEN %u leaves %u data bytes", f->cccid, f->len,
+					 info->plen, info->data_len);
+		if ((info->flags & NVME_TCP_F_DATA_SUCCESS) && !(info->flags & NVME_TCP_F_DATA_LAST))
+			return nvmf_errf(why, whylen, -EPROTO, "C2HData for command 0x%04x with the "
+					 "SUCCESS flag but not LAST (flags 0x%02x)", f->cccid,
+					 info->flags);
+		return 0;
+	case NVME_TCP_PDU_R2T:
+		f->cccid = nvmf_get_le16(p + 8);
+		f->ttag = nvmf_get_le16(p + 10);
+		f->off = nvmf_get_le32(p + 12);
+		f->len = nvmf_get_le32(p + 16);
+		if (!f->len)
+			return nvmf_errf(why, whylen, -EPROTO, "R2T for command 0x%04x with R2TL 0",
+					 f->cccid);
+		return 0;
+	case NVME_TCP_PDU_C2H_TERM:
+		f->fes = nvmf_get_le16(p + 8);
+		f->fei = nvmf_get_le32(p + 10);
+		return 0;
+	case NVME_TCP_PDU_RSP:
+		f->cccid = nvmf_get_le16(p + 8 + 12);
+		return 0;
+	default:
+		return nvmf_errf(why, whylen, -EPROTO, "unknown PDU type 0x%02x", info->type);
+	}
+}

@@ -1239,4 +1239,225 @@ const char *nvmf_rdma_qptype_name(uint8_t qptype);
 const char *nvmf_rdma_prtype_name(uint8_t prtype);
 const char *nvmf_rdma_cms_name(uint8_t cms);
 
+/* ======================================================================== */
+/* NVMe/TCP transport (NVMe/TCP Transport Specification 1.0, TP 8000)        */
+/* ======================================================================== */
+/* PDUs are little-endian byte streams with no alignment: every struct is packed, and
+ * _Static_assert pins each field at its spec offset. */
+
+/* PDU types (common header byte 0) */
+#define NVME_TCP_PDU_ICREQ        0x00
+#define NVME_TCP_PDU_ICRESP       0x01
+#define NVME_TCP_PDU_H2C_TERM     0x02
+#define NVME_TCP_PDU_C2H_TERM     0x03
+#define NVME_TCP_PDU_CMD          0x04   /* CapsuleCmd */
+#define NVME_TCP_PDU_RSP          0x05   /* CapsuleResp */
+#define NVME_TCP_PDU_H2C_DATA     0x06
+#define NVME_TCP_PDU_C2H_DATA     0x07
+#define NVME_TCP_PDU_R2T          0x09
+
+/* common header flags (byte 1) */
+#define NVME_TCP_F_HDGST          0x01
+#define NVME_TCP_F_DDGST          0x02
+#define NVME_TCP_F_DATA_LAST      0x04
+#define NVME_TCP_F_DATA_SUCCESS   0x08
+
+/* ICReq/ICResp DGST bits */
+#define NVME_TCP_DGST_HDGST_ENABLE 0x01
+#define NVME_TCP_DGST_DDGST_ENABLE 0x02
+
+#define NVME_TCP_PFV_1_0          0
+#define NVME_TCP_IC_LEN           128   /* ICReq and ICResp: HLEN = PLEN = 128 */
+#define NVME_TCP_CMD_HLEN         72    /* CH + SQE */
+#define NVME_TCP_RSP_HLEN         24    /* CH + CQE */
+#define NVME_TCP_DATA_HLEN        24    /* H2CData, C2HData */
+#define NVME_TCP_R2T_HLEN         24
+#define NVME_TCP_TERM_HLEN        24
+#define NVME_TCP_DIGEST_LEN       4     /* CRC32C, after the header and after the data */
+#define NVME_TCP_MIN_MAXH2CDATA   4096
+#define NVME_TCP_MAX_CPDA         31    /* 0's based dwords: data aligned to up to 128 bytes */
+
+/* SGL1 of a command whose data moves by R2T/H2CData or C2HData: Transport SGL Data Block
+ * (type 5), transport-specific subtype 0xA, address 0, 32-bit length at byte 8. */
+#define NVME_SGL_TYPE_TCP_TRANSPORT 0x5a
+
+/* Fatal error status of a TermReq (FES) */
+#define NVME_TCP_FES_INVALID_PDU_HDR     0x01
+#define NVME_TCP_FES_PDU_SEQ_ERR         0x02
+#define NVME_TCP_FES_HDR_DIGEST_ERR      0x03
+#define NVME_TCP_FES_DATA_OUT_OF_RANGE   0x04
+#define NVME_TCP_FES_DATA_LIMIT_EXCEEDED 0x05
+#define NVME_TCP_FES_UNSUPPORTED_PARAM   0x06
+
+struct __attribute__((packed)) nvme_tcp_ch {
+	uint8_t  type;
+	uint8_t  flags;
+	uint8_t  hlen;
+	uint8_t  pdo;    /* data offset from the PDU's start; 0: no data */
+	uint32_t plen;   /* the whole PDU: header, digests, padding, data */
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_ch, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_ch, type, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_ch, flags, 1);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_ch, hlen, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_ch, pdo, 3);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_ch, plen, 4);
+
+struct __attribute__((packed)) nvme_tcp_icreq {
+	struct nvme_tcp_ch ch;
+	uint16_t pfv;
+	uint8_t  hpda;     /* 0's based dwords the host wants data PDUs aligned to */
+	uint8_t  dgst;     /* NVME_TCP_DGST_* asked for */
+	uint32_t maxr2t;   /* 0's based outstanding R2Ts per command */
+	uint8_t  rsvd16[112];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_icreq, NVME_TCP_IC_LEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icreq, pfv, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icreq, hpda, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icreq, dgst, 11);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icreq, maxr2t, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icreq, rsvd16, 16);
+
+struct __attribute__((packed)) nvme_tcp_icresp {
+	struct nvme_tcp_ch ch;
+	uint16_t pfv;
+	uint8_t  cpda;       /* 0's based dwords the controller wants data PDUs aligned to */
+	uint8_t  dgst;       /* NVME_TCP_DGST_* granted */
+	uint32_t maxh2cdata; /* bytes of data one H2CData PDU may carry */
+	uint8_t  rsvd16[112];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_icresp, NVME_TCP_IC_LEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icresp, pfv, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icresp, cpda, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icresp, dgst, 11);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icresp, maxh2cdata, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_icresp, rsvd16, 16);
+
+struct __attribute__((packed)) nvme_tcp_cmd_pdu {
+	struct nvme_tcp_ch ch;
+	struct nvme_sqe    sqe;
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_cmd_pdu, NVME_TCP_CMD_HLEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_cmd_pdu, sqe, 8);
+
+struct __attribute__((packed)) nvme_tcp_rsp_pdu {
+	struct nvme_tcp_ch ch;
+	struct nvme_cqe    cqe;
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_rsp_pdu, NVME_TCP_RSP_HLEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_rsp_pdu, cqe, 8);
+
+/* H2CData and C2HData (TTAG is reserved in C2HData) */
+struct __attribute__((packed)) nvme_tcp_data_pdu {
+	struct nvme_tcp_ch ch;
+	uint16_t cccid;
+	uint16_t ttag;
+	uint32_t datao;
+	uint32_t datal;
+	uint8_t  rsvd20[4];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_data_pdu, NVME_TCP_DATA_HLEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_data_pdu, cccid, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_data_pdu, ttag, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_data_pdu, datao, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_data_pdu, datal, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_data_pdu, rsvd20, 20);
+
+struct __attribute__((packed)) nvme_tcp_r2t_pdu {
+	struct nvme_tcp_ch ch;
+	uint16_t cccid;
+	uint16_t ttag;
+	uint32_t r2to;
+	uint32_t r2tl;
+	uint8_t  rsvd20[4];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_r2t_pdu, NVME_TCP_R2T_HLEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_r2t_pdu, cccid, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_r2t_pdu, ttag, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_r2t_pdu, r2to, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_r2t_pdu, r2tl, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_r2t_pdu, rsvd20, 20);
+
+/* H2CTermReq and C2HTermReq; the offending PDU's header follows as data. */
+struct __attribute__((packed)) nvme_tcp_term_pdu {
+	struct nvme_tcp_ch ch;
+	uint16_t fes;
+	uint32_t fei;
+	uint8_t  rsvd14[10];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvme_tcp_term_pdu, NVME_TCP_TERM_HLEN);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_term_pdu, fes, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_term_pdu, fei, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_term_pdu, rsvd14, 14);
+
+/* The ICReq a host sends: PFV 1.0, the host's data alignment, the digests it asks for and
+ * how many R2Ts per command it takes (0's based). */
+static inline void nvme_tcp_icreq_init(struct nvme_tcp_icreq *r, uint8_t hpda, uint8_t dgst,
+				       uint32_t maxr2t)
+{
+	memset(r, 0, sizeof(*r));
+	r->ch.type = NVME_TCP_PDU_ICREQ;
+	r->ch.hlen = NVME_TCP_IC_LEN;
+	r->ch.plen = htole32(NVME_TCP_IC_LEN);
+	r->pfv = htole16(NVME_TCP_PFV_1_0);
+	r->hpda = hpda;
+	r->dgst = dgst;
+	r->maxr2t = htole32(maxr2t);
+}
+
+/* What an ICResp grants. */
+struct nvme_tcp_icresp_info {
+	uint8_t  cpda;
+	int      hdgst;        /* header digests on */
+	int      ddgst;        /* data digests on */
+	uint32_t maxh2cdata;
+};
+
+/* The 128-byte ICResp at buf (len bytes read): 0 with *out filled; -EPROTO with the field named
+ * in why for a wrong type, HLEN, PDO or PLEN, PFV other than 1.0, CPDA above 31, MAXH2CDATA
+ * under 4096 or not a multiple of 4, or digests other than those asked for (want_*). */
+int nvme_tcp_icresp_parse(const void *buf, size_t len, int want_hdgst, int want_ddgst,
+			  struct nvme_tcp_icresp_info *out, char *why, size_t whylen);
+
+/* A controller-to-host PDU's sizes, from its common header. */
+struct nvme_tcp_pdu_info {
+	uint8_t  type;
+	uint8_t  flags;
+	uint8_t  hlen;
+	uint8_t  pdo;
+	uint32_t plen;
+	uint32_t hdr_len;   /* bytes from the PDU start to its data (or its end): header, header
+			     * digest, padding; what to read before acting on it */
+	uint32_t data_len;  /* C2HData: data bytes (the data digest not counted); else 0 */
+};
+
+/* The 8-byte common header of a PDU the controller sent on an established connection, with
+ * hdgst/ddgst the negotiated digests: 0 with *out filled; -EPROTO naming the field for a type a
+ * controller does not send there (ICResp, any host-to-controller type, unknown types), an HLEN
+ * other than the type's, a PDO or PLEN that does not fit the header, digests and data.
+ * C2HTermReq carries no digests: its hdr_len is its HLEN. */
+int nvme_tcp_ch_parse(const void *ch, int hdgst, int ddgst, struct nvme_tcp_pdu_info *out,
+		      char *why, size_t whylen);
+
+/* The fields of a received PDU header past the common header. */
+struct nvme_tcp_pdu_fields {
+	uint16_t cccid;     /* C2HData, R2T */
+	uint16_t ttag;      /* R2T */
+	uint32_t off;       /* C2HData DATAO, R2T R2TO */
+	uint32_t len;       /* C2HData DATAL, R2T R2TL */
+	uint16_t fes;       /* C2HTermReq */
+	uint32_t fei;
+};
+
+/* The header at hdr (info->hlen bytes, as nvme_tcp_ch_parse described it): 0 with *f filled;
+ * -EPROTO naming the field for C2HData whose DATAL differs from what PLEN leaves or whose
+ * SUCCESS flag comes without LAST, and R2T with R2TL 0. */
+int nvme_tcp_pdu_parse(const void *hdr, const struct nvme_tcp_pdu_info *info,
+		       struct nvme_tcp_pdu_fields *f, char *why, size_t whylen);
+
+/* "CapsuleResp", "C2HData", ...; "unknown" */
+const char *nvme_tcp_pdu_type_name(uint8_t type);
+/* A TermReq's FES in words ("invalid PDU header field", ...); "unknown fatal error status". */
+const char *nvme_tcp_fes_name(uint16_t fes);
+
 #endif /* NVMF_SPEC_H */
