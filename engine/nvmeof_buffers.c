@@ -45,6 +45,7 @@ int nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b)
 
 	memset(b, 0, sizeof(*b));
 	memset(&mo, 0, sizeof(mo));
+	b->tcp = nvmeof_job_trtype(td) == NVMF_TRTYPE_TCP;
 	mo.kind = o->mem == NVMEOF_MEM_CUDA ? NVMF_MEM_CUDA : NVMF_MEM_HOST;
 	if (mo.kind == NVMF_MEM_CUDA) {
 		/* job i takes entry i mod n (thread_number counts jobs from 1, across sections) */
@@ -60,7 +61,7 @@ int nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b)
 			 NVMF_MEM_REG_AUTO;
 		mo.staged = o->gpudirect == NVMEOF_GPUDIRECT_OFF;
 		mo.staged_fallback = o->gpudirect == NVMEOF_GPUDIRECT_AUTO;
-		if (nvmeof_job_trtype(td) == NVMF_TRTYPE_TCP) {
+		if (b->tcp) {
 			/* Nothing on TCP can reach device memory: staging is the data path, so
 			 * gpudirect has nothing to promise; a forced registration path is refused. */
 			if (mo.reg != NVMF_MEM_REG_AUTO) {
@@ -148,7 +149,8 @@ int nvmeof_buffers_map(struct thread_data *td, struct nvmeof_buffers *b, struct 
 	long long off;
 	int rc;
 
-	if (!b->mr || !b->mr->ibv_mr)
+	/* unregistered (NVMe/TCP registers nothing: its area is just addressed) */
+	if (!b->mr || (!b->mr->ibv_mr && !b->tcp))
 		return -EFAULT;
 	off = nvmf_mem_offset(b->mem, io_u->xfer_buf, io_u->xfer_buflen);
 	if (off < 0)

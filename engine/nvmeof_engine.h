@@ -98,6 +98,7 @@ struct nvmeof_buffers {
 	const struct nvmf_mr *path_mr[NVMF_MAX_PATHS]; /* each path's (its device's) */
 	unsigned              nr_devices;  /* RDMA devices the area is registered on */
 	int                   cuda;        /* device memory: copies and flushes on the I/O path */
+	int                   tcp;         /* NVMe/TCP: nothing registered, device memory staged */
 	int                   host_data;   /* fio fills or checks the bytes: copy per I/O */
 	int                   failed_logged;
 };

@@ -478,10 +478,10 @@ struct fio_option nvmeof_fio_options[] = {
 		.lname    = "NVMe-oF transport",
 		.type     = FIO_OPT_STR,
 		.off1     = offsetof(struct nvmeof_options, transport),
-		.def      = "",
-		.help     = "The fabric: rdma (the default) or tcp; a filename's trtype= says it too",
+		.def      = "auto",
+		.help     = "The fabric: rdma or tcp (auto: the filename's trtype=, else rdma)",
 		.posval   = {
-			{ .ival = "", .oval = 0,
+			{ .ival = "auto", .oval = 0,
 			  .help = "As the filename's trtype= says, else rdma" },
 			{ .ival = "rdma", .oval = NVMF_TRTYPE_RDMA,
 			  .help = "NVMe/RDMA (RoCE, InfiniBand, iWARP): the target moves data by RDMA" },

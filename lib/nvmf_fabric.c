@@ -3,7 +3,7 @@
 
 #include "nvmf_fabric.h"
 
-static const struct nvmf_fabric *const nvmf_fabrics[] = { &nvmf_fabric_rdma };
+static const struct nvmf_fabric *const nvmf_fabrics[] = { &nvmf_fabric_rdma, &nvmf_fabric_tcp };
 
 const struct nvmf_fabric *nvmf_fabric_by_name(const char *name)
 {

@@ -586,7 +586,9 @@ static int nvmf_identify_ctrl(struct nvmf_lane *lane)
 	in->icdoff = le16toh(id->icdoff);
 	in->sgls = le32toh(id->sgls);
 	in->ana_reporting = (id->cmic & NVME_ID_CTRL_CMIC_ANA) != 0;
-	if (!(in->sgls & 0x4))
+	/* RDMA moves data by keyed SGLs; NVMe/TCP by the transport's own data block descriptor,
+	 * which every NVMe/TCP controller takes. */
+	if (lane->fab->trtype == NVMF_TRTYPE_RDMA && !(in->sgls & 0x4))
 		return nvmf_lane_errf(lane, -EOPNOTSUPP, "controller does not support keyed SGL data "
 				      "blocks (SGLS 0x%08x)", in->sgls);
 	return 0;
@@ -872,7 +874,7 @@ static void nvmf_keepalive_lost(struct nvmf_lane *lane, int rc, const char *why)
 /* The RDMA CM channels the keep-alive thread watches: the admin queue's and each I/O queue's.
  * A fatal event (disconnect, device removal): the lane's reason is kept and every I/O queue
  * pair is shut off now.  0, or the event's negative errno. */
-static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, unsigned n)
+static int nvmf_keepalive_cm(struct nvmf_lane *lane, struct pollfd *pfd, unsigned n)
 {
 	char why[NVMF_ERR_LEN];
 	int rc = 0;
@@ -882,6 +884,10 @@ static int nvmf_keepalive_cm(struct nvmf_lane *lane, const struct pollfd *pfd, u
 
 		if (q && pfd[i].revents & (pfd[i].events | POLLERR | POLLHUP))
 			rc = lane->fab->conn_check(q, why, sizeof(why));
+		/* A hang-up that is no loss: a TCP queue shut off or failed on this side (its
+		 * reap says why); the descriptor would wake the thread for ever. */
+		if (!rc && pfd[i].revents & (POLLERR | POLLHUP))
+			pfd[i].fd = -1;
 	}
 	if (rc)
 		nvmf_keepalive_lost(lane, rc, why);

@@ -1116,6 +1116,16 @@ static int nvmf_tcp_conn_check(struct nvmf_queue *q, char *why, size_t whylen)
 	return 0;
 }
 
+/* The keep-alive thread sleeps on the socket for the target's FIN or reset only: POLLIN
+ * would wake it for every response. */
+static int nvmf_tcp_watch(struct nvmf_queue *q, short *events)
+{
+	struct nvmf_tcp_queue *tq = q ? nvmf_tcp_of(q) : NULL;
+
+	*events = POLLRDHUP;
+	return tq ? tq->fd : -1;
+}
+
 static int nvmf_tcp_process(struct nvmf_queue *const *qs, unsigned n)
 {
 	int sum = 0, c = 0;
@@ -1232,6 +1242,7 @@ const struct nvmf_fabric nvmf_fabric_tcp = {
 	.kill       = nvmf_tcp_kill,
 	.kill_why   = nvmf_tcp_kill_why,
 	.conn_check = nvmf_tcp_conn_check,
+	.watch      = nvmf_tcp_watch,
 	.arm        = nvmf_tcp_arm,
 	.event      = nvmf_tcp_event,
 	.process    = nvmf_tcp_process,
