@@ -144,17 +144,10 @@ static const char *nvmf_tcp_addr_str(const struct sockaddr *sa, char *buf, size_
 	return buf;
 }
 
-/* The queue is lost: one line (the first failure's stays), and the socket shut so that
- * nothing more is read into the commands' buffers or written from them. */
-static int __attribute__((format(printf, 3, 4)))
-nvmf_tcp_fail(struct nvmf_tcp_queue *tq, int err, const char *fmt, ...)
+/* The queue is lost with msg (the first failure's stays), and the socket shut so that nothing
+ * more is read into the commands' buffers or written from them. */
+static int nvmf_tcp_fail_msg(struct nvmf_tcp_queue *tq, int err, const char *msg)
 {
-	char msg[sizeof(tq->q.fatal_msg)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (!__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&tq->dead, 1, __ATOMIC_RELEASE);
 		shutdown(tq->fd, SHUT_RDWR);
@@ -162,20 +155,44 @@ nvmf_tcp_fail(struct nvmf_tcp_queue *tq, int err, const char *fmt, ...)
 	return nvmf_queue_abandon(&tq->q, err, msg);
 }
 
+/* A kill (from any thread) is the reason of what follows it on the socket: the queue fails
+ * with the kill's reason, not with the broken pipe or the end of stream it caused. */
+static int nvmf_tcp_killed(struct nvmf_tcp_queue *tq)
+{
+	char msg[sizeof(tq->q.fatal_msg)];
+	int err;
+
+	if (!__atomic_load_n(&tq->killed, __ATOMIC_ACQUIRE))
+		return 0;
+	err = __atomic_load_n(&tq->kill_err, __ATOMIC_ACQUIRE);
+	if (err)
+		return nvmf_tcp_fail_msg(tq, err, tq->kill_why);
+	snprintf(msg, sizeof(msg), "queue %u: the connection to %s was shut off", tq->q.qid,
+		 tq->addr);
+	return nvmf_tcp_fail_msg(tq, -ECONNABORTED, msg);
+}
+
+static int __attribute__((format(printf, 3, 4)))
+nvmf_tcp_fail(struct nvmf_tcp_queue *tq, int err, const char *fmt, ...)
+{
+	char msg[sizeof(tq->q.fatal_msg)];
+	va_list ap;
+	int rc;
+
+	if (!tq->q.fatal && (rc = nvmf_tcp_killed(tq)))
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return nvmf_tcp_fail_msg(tq, err, msg);
+}
+
 /* 0 while the queue may use its socket; else its error (a kill is reported here, first). */
 static int nvmf_tcp_alive(struct nvmf_tcp_queue *tq)
 {
-	int err;
-
 	if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE))
 		return tq->q.fatal ? tq->q.fatal : -ENOTCONN;
-	err = __atomic_load_n(&tq->kill_err, __ATOMIC_ACQUIRE);
-	if (err)
-		return nvmf_tcp_fail(tq, err, "%s", tq->kill_why);
-	if (__atomic_load_n(&tq->killed, __ATOMIC_ACQUIRE))
-		return nvmf_tcp_fail(tq, -ECONNABORTED, "queue %u: the connection to %s was shut off",
-				     tq->q.qid, tq->addr);
-	return 0;
+	return nvmf_tcp_killed(tq);
 }
 
 static int nvmf_tcp_push_wc(struct nvmf_tcp_queue *tq, uint64_t wr_id, int is_recv,

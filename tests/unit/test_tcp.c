@@ -788,6 +788,21 @@ static void test_digest_errors(void)
 	free(g.base);
 	conn_close(&c);
 
+	/* the same with the header alone first: data and digest read straight into place */
+	if (conn_open(&c, &o))
+		return;
+	gbuf_init(&g, 4096);
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(read_capsule(&c, cap) == 0);
+	n = pdu_c2h(pdu, 1, 1, r->cid, 0, d, 4096, 0x04);
+	pdu[n - 4] ^= 0x01;
+	tgt_write(c.tfd, pdu, 28);
+	CHECK_EQ(nvmf_queue_process(c.q), 0);
+	expect_fatal(&c, pdu + 28, n - 28, -EPROTO, "data digest mismatch on C2HData for command");
+	CHECK(gbuf_guards_ok(&g));
+	free(g.base);
+	conn_close(&c);
+
 	/* C2HData whose header digest is wrong: its data is never placed */
 	if (conn_open(&c, &o))
 		return;
@@ -1105,6 +1120,36 @@ static void test_kill(void)
 	nvmf_fabric_tcp.kill(NULL);
 }
 
+static void *kill_thread(void *arg)
+{
+	usleep(20000);
+	nvmf_fabric_tcp.kill_why(arg, -ENOLINK, "queue 1: killed from the keep-alive thread");
+	return NULL;
+}
+
+/* A kill from another thread while this one reaps: the reap fails with the kill's reason, not
+ * with the end of stream the shutdown causes. */
+static void test_kill_thread(void)
+{
+	struct conn_opts o = { 0 };
+	uint8_t cap[80], d[4096];
+	struct nvmf_req *r;
+	struct conn c;
+	pthread_t th;
+	int rc;
+
+	if (conn_open(&c, &o))
+		return;
+	r = submit_rw(c.q, NVME_CMD_READ, d, 4096, 0);
+	CHECK(read_capsule(&c, cap) == 0);
+	pthread_create(&th, NULL, kill_thread, c.q);
+	rc = reap_until(c.q, r);
+	pthread_join(th, NULL);
+	CHECK_EQ(rc, -ENOLINK);
+	CHECK_STR(c.q->fatal_msg, "queue 1: killed from the keep-alive thread");
+	conn_close(&c);
+}
+
 static void test_events(void)
 {
 	struct conn_opts o = { 0 };
@@ -1332,6 +1377,7 @@ int main(void)
 	test_data_success();
 	test_short_sends();
 	test_kill();
+	test_kill_thread();
 	test_events();
 	test_connect_loopback();
 	return check_done("test_tcp");
