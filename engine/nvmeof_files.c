@@ -113,6 +113,13 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 			       o->hdr_digest ? "hdr_digest" : "data_digest");
 		return -EINVAL;
 	}
+	/* The kernel and SPDK initiators always put a write that fits in the capsule; the
+	 * kernel target (6.1, in the testbed) never answered one sent for R2T instead. */
+	if (nf->trtype == NVMF_TRTYPE_TCP && o->inline_data == NVMF_INLINE_OFF) {
+		nvmeof_job_err(td, "inline_data=off with transport=tcp: NVMe/TCP writes that fit the "
+			       "capsule go in it; larger ones go by R2T\n");
+		return -EINVAL;
+	}
 	if (nf->trtype == NVMF_TRTYPE_TCP && o->discovery && *o->discovery) {
 		nvmeof_job_err(td, "discovery=%s with transport=tcp: this engine reads discovery logs "
 			       "over RDMA only; give traddr\n", o->discovery);

@@ -7,17 +7,7 @@
 #include <stddef.h>
 
 #include "nvmf_queue.h"
-/* Workaround until nvmf_fabric.h is fixed (its owner is told): its enum nvmf_trtype names
- * NVMF_TRTYPE_RDMA and NVMF_TRTYPE_TCP, which nvmf_spec.h (through nvmf_queue.h) #defines, so
- * the enum does not compile.  The macros are lifted around it and put back with the same
- * values; once nvmf_fabric.h drops or renames the enum this is a no-op. */
-#undef NVMF_TRTYPE_RDMA
-#undef NVMF_TRTYPE_TCP
 #include "nvmf_fabric.h"
-#undef NVMF_TRTYPE_RDMA
-#undef NVMF_TRTYPE_TCP
-#define NVMF_TRTYPE_RDMA 1
-#define NVMF_TRTYPE_TCP  3
 
 /* The queue over fd, a stream socket already connected to the controller (the tests' end of a
  * socketpair; nvmf_fabric_tcp.create connects one and comes here): the fd is made non-blocking
