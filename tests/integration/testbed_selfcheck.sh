@@ -1,8 +1,8 @@
 #!/bin/bash
 # testbed_selfcheck.sh - check the testbed harness itself (tests/testbed/testbed.sh):
-#   1. argv (spaces, quotes, empty, glob), cwd, exported environment, --connect with
-#      --backing file and --inline-data-size 0 (LBA sizes 4096/512, sizes, INLINE_DATA_SIZE=0),
-#      TESTBED_OUT written back to the host (--out), and the command's exit code (7) returned
+#   1. argv (spaces, quotes, empty, glob), cwd, exported environment (the TCP port listening),
+#      --connect with --backing file and --inline-data-size 0 (LBA sizes 4096/512, sizes,
+#      INLINE_DATA_SIZE=0), TESTBED_OUT written back to the host (--out), and the command's exit code (7) returned
 #   2. --cmd-timeout: a command that sleeps past it returns 124
 #   3. a target setup failure (TESTBED_FAULT=setup) returns 126 and names the step
 #   4. a boot that cannot finish within --boot-timeout returns 125 "guest never booted"
@@ -32,6 +32,7 @@ if [ "${1:-}" = --in-guest ]; then
 	expect NQN "$NQN" nqn.2026-12.io.fio-nvmeof:testbed
 	expect NQN2 "$NQN2" nqn.2026-12.io.fio-nvmeof:testbed2
 	expect TARGET "$TARGET_IP:$TARGET_PORT" 10.99.0.1:4420
+	expect TARGET_TCP_PORT "${TARGET_TCP_PORT:-} $(grep -c "$(printf ':%04X 00000000:0000 0A' "${TARGET_TCP_PORT:-0}")" /proc/net/tcp)" "4420 1"
 	expect NS "$NS_4K/$NS_512/$NS_MB" 1/2/64
 	expect INLINE_DATA_SIZE "$INLINE_DATA_SIZE" 0
 	expect TESTBED_BACKING "$TESTBED_BACKING" file

@@ -51,11 +51,16 @@ glog "TESTBED_GUEST_UP kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/{prin
 # ------------------------------------------------------------------ fixed target shape
 TARGET_IP=10.99.0.1
 TARGET_PORT=4420
+# NVMe/TCP beside RDMA: nvmet's TCP port binds a socket, rdma_cm's port space is its own, so
+# both transports share 4420 on the same address.  Port id 10: the suites make ports 1-3 their own.
+TARGET_TCP_PORT=4420
+TCP_PORTID=10
 NQN=nqn.2026-12.io.fio-nvmeof:testbed
 NQN2=nqn.2026-12.io.fio-nvmeof:testbed2
 SPDK_PORT=4421                     # SPDK's nvmf_tgt (--spdk), same address
 SPDK_NQN=nqn.2016-06.io.spdk:cnode1
 SPDK_NQN2=nqn.2016-06.io.spdk:cnode2
+SPDK_TCP_PORT=4431                 # its NVMe/TCP listener: a port of its own, as the brief for the tools has it
 NETDEV=tbnet0
 RDMA_DEV=rxe0
 # A second RDMA device on a netdev and address of its own (no port listens there unless a test
@@ -194,6 +199,21 @@ setup() {
 	[ -z "$TB_INLINE" ] || [ "$INLINE_DATA_SIZE" = "$TB_INLINE" ] ||
 		{ echo "requested inline data size $TB_INLINE, port reports $INLINE_DATA_SIZE"; false; }
 
+	step "TCP port $TCP_PORTID $TARGET_IP:$TARGET_TCP_PORT (nvmet-tcp), kernel initiator nvme-tcp"
+	modprobe nvmet-tcp
+	# loaded here so that a guest kernel without it fails the setup by name, not a test later
+	modprobe nvme-tcp
+	p=$CFG/ports/$TCP_PORTID
+	mkdir "$p"
+	echo tcp > "$p/addr_trtype"
+	echo ipv4 > "$p/addr_adrfam"
+	echo "$TARGET_IP" > "$p/addr_traddr"
+	echo "$TARGET_TCP_PORT" > "$p/addr_trsvcid"
+	ln -s "$CFG/subsystems/$NQN" "$p/subsystems/$NQN"
+	ln -s "$CFG/subsystems/$NQN2" "$p/subsystems/$NQN2"
+	# nvmet-tcp reports a failed bind only in the kernel log: see the socket listen
+	wait_for 10 grep -q "$(printf ':%04X 00000000:0000 0A' "$TARGET_TCP_PORT")" /proc/net/tcp
+
 	NVME_DEV='' NVME_DEV_512=''
 	if [ "$TB_CONNECT" = 1 ]; then
 		step "kernel initiator: nvme connect $NQN"
@@ -220,9 +240,9 @@ setup() {
 		"$TESTBED_REPO/tests/testbed/bin/testbed-hugepages" "$TB_HUGE_MB"
 	fi
 	if [ -n "${SPDK_BUILD:-}" ]; then
-		step "SPDK nvmf_tgt on $TARGET_IP:$SPDK_PORT ($SPDK_NQN)"
-		TARGET_IP=$TARGET_IP SPDK_PORT=$SPDK_PORT SPDK_NQN=$SPDK_NQN SPDK_NQN2=$SPDK_NQN2 NS_MB=$NS_MB \
-			SPDK_BUILD=$SPDK_BUILD "$TESTBED_REPO/tests/testbed/bin/spdk-target" start
+		step "SPDK nvmf_tgt on $TARGET_IP:$SPDK_PORT (rdma) and :$SPDK_TCP_PORT (tcp) ($SPDK_NQN)"
+		TARGET_IP=$TARGET_IP SPDK_PORT=$SPDK_PORT SPDK_TCP_PORT=$SPDK_TCP_PORT SPDK_NQN=$SPDK_NQN \
+			SPDK_NQN2=$SPDK_NQN2 NS_MB=$NS_MB SPDK_BUILD=$SPDK_BUILD "$TESTBED_REPO/tests/testbed/bin/spdk-target" start
 	fi
 
 	step "environment for the command"
@@ -231,12 +251,13 @@ setup() {
 			TESTBED_REPO "$TESTBED_REPO" TARGET_IP "$TARGET_IP" TARGET_PORT "$TARGET_PORT" \
 			NQN "$NQN" NQN2 "$NQN2" NS_4K 1 NS_512 2 NS_MB "$NS_MB" RDMA_DEV "$RDMA_DEV" \
 			TESTBED_NETDEV "$NETDEV" INLINE_DATA_SIZE "$INLINE_DATA_SIZE" \
-			TARGET_IP2 "$TARGET_IP2" RDMA_DEV2 "$RDMA_DEV2" TESTBED_NETDEV2 "$NETDEV2"
+			TARGET_IP2 "$TARGET_IP2" RDMA_DEV2 "$RDMA_DEV2" TESTBED_NETDEV2 "$NETDEV2" \
+			TARGET_TCP_PORT "$TARGET_TCP_PORT"
 		if [ "$TB_CONNECT" = 1 ]; then
 			printf 'export %s=%q\n' NVME_DEV "$NVME_DEV" NVME_DEV_512 "$NVME_DEV_512"
 		fi
 		if [ -n "${SPDK_BUILD:-}" ]; then
-			printf 'export %s=%q\n' SPDK_BUILD "$SPDK_BUILD" SPDK_PORT "$SPDK_PORT" \
+			printf 'export %s=%q\n' SPDK_BUILD "$SPDK_BUILD" SPDK_PORT "$SPDK_PORT" SPDK_TCP_PORT "$SPDK_TCP_PORT" \
 				SPDK_NQN "$SPDK_NQN" SPDK_NQN2 "$SPDK_NQN2" SPDK_PLUGIN "$SPDK_BUILD/fio/spdk_nvme"
 		fi
 	} > "$TB/guest.env"
@@ -261,7 +282,8 @@ status "t_ready=$(uptime_s)"
 . "$TB/guest.env"
 export PATH=$TESTBED_REPO/tests/testbed/bin:$PATH
 glog "TESTBED_TARGET_READY $NQN + $NQN2 on rdma $TARGET_IP:$TARGET_PORT ($RDMA_DEV, $TB_BACKING," \
-	"inline $INLINE_DATA_SIZE)${NVME_DEV:+ connected: $NVME_DEV $NVME_DEV_512}${SPDK_BUILD:+; SPDK $SPDK_NQN on port $SPDK_PORT}"
+	"inline $INLINE_DATA_SIZE) and tcp :$TARGET_TCP_PORT${NVME_DEV:+ connected: $NVME_DEV $NVME_DEV_512}$(
+	)${SPDK_BUILD:+; SPDK $SPDK_NQN on port $SPDK_PORT (rdma) and $SPDK_TCP_PORT (tcp)}"
 
 # ------------------------------------------------------------------ the command
 # Never outlive the host's qemu deadline: keep 30 s for shutdown, reporting and slack.

@@ -66,40 +66,12 @@ else
 	bad cuda "no $STANDIN_DIR/libcuda.so.1 (make cuda-standin)"
 fi
 
-# ---- SPDK's fio plugin, the peer: thread=1, its transport ID, preloaded (SPDK's advice) ------
-# fio with the plugin preloaded, and only fio (it needs fio's symbols: preloaded into
-# timeout(1) as well, that fails to start)
-mkdir -p "$WORK/spdk-fio"
-printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$SPDK_PLUGIN" "$(command -v fio)" > "$WORK/spdk-fio/fio"
-chmod +x "$WORK/spdk-fio/fio"
-with_plugin() { PATH=$WORK/spdk-fio:$PATH "$@"; }
-# The plugin frees its I/O queue when fio closes the file and connects one with the same qid
-# on the same controller when fio opens it again for the verify pass; the kernel target, still
-# releasing the old queue, may refuse that Connect ("nvmet: qid 1 has already been created",
-# status 0x0c: about 1 suite run in 5 here), and the plugin's open fails while fio exits 0 with
-# nothing read.  That is the peer and the kernel target between them, not the engine: such a
-# run (both signs present, nothing else) is run again, twice at most, and the check says so.
-plugin_fio() {   # plugin_fio NAME EXPECT fio-args...: run_fio with the plugin preloaded
-	local name=$1 expect=$2 try rc mark
-	shift 2
-	for try in 1 2 3; do
-		mark=$(dmesg | wc -l)
-		with_plugin fio_exec "$name" "$@"
-		rc=$?
-		[ $try -lt 3 ] && grep -q 'Cannot allocate nvme io_qpair' "$WORK/$name.log" &&
-			dmesg | tail -n +"$((mark + 1))" | grep -q 'nvmet: qid [0-9]* has already been created' ||
-			break
-		echo "     $name: the kernel target refused the plugin's reconnect of a qid it was still releasing; again"
-		cp "$WORK/$name.log" "$WORK/$name.try$try.log"
-	done
-	fio_judge "$name" "$expect" $rc
-}
+# ---- SPDK's fio plugin, the peer: thread=1, its transport ID, preloaded (lib.sh: plugin_fio) --
 peer() {   # peer NAME TRANSPORT-ID fio-args...: the plugin's verified job must pass
 	local name=$1 trid=$2
 	shift 2
 	plugin_fio "$name" rw --ioengine=spdk --thread=1 --filename="$trid" "$@"
 }
-esc() { printf '%s' "${1//:/\\:}"; }   # colons in an NQN are fio's file separator
 peer plugin-spdk-target "trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$SPDK_PORT subnqn=$(esc "$SPDK_NQN") ns=1" \
 	--name=p --rw=randwrite --bssplit=4k/50:128k/50 --size=16m --iodepth=16 $V
 peer plugin-kernel-target "trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$TARGET_PORT subnqn=$(esc "$NQN") ns=1" \
