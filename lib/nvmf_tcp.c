@@ -424,10 +424,12 @@ static int nvmf_tcp_post_sends(void *ctx, const struct nvmf_send_desc *d, unsign
 				return nvmf_tcp_fail(tq, -EOPNOTSUPP, "queue %u: command 0x%04x (opcode "
 						     "0x%02x) moves data both ways", q->qid,
 						     le16toh(c->cid), c->opcode);
-			if (len && dir == NVMF_TCP_DIR_H2C && c->opcode == NVME_FABRICS_OPC && !dlen &&
-			    len <= tq->incapsule_max) {
-				/* Connect's data goes in the capsule: the controller has no queue
-				 * to send an R2T on before it has accepted the Connect. */
+			if (len && dir == NVMF_TCP_DIR_H2C && !dlen && len <= tq->incapsule_max) {
+				/* Data that fits goes in the capsule, as the kernel and SPDK hosts
+				 * send it: Connect's must (the controller has no queue to send an
+				 * R2T on before it accepted the Connect), and the kernel target
+				 * (6.1) never answers an R2T write that would fit (a DSM's ranges,
+				 * a write sent keyed). */
 				data = (const uint8_t *)(uintptr_t)addr;
 				dlen = len;
 				nvme_sqe_set_sgl_inline(c, 0, len);

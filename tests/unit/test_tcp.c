@@ -732,6 +732,26 @@ static void test_connect_incapsule(void)
 	tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
 	CHECK_EQ(reap_until(c.q, r), 0);
 	nvmf_queue_put(c.q, r);
+
+	/* Any keyed host-to-controller data that fits the capsule goes in it, as the kernel and
+	 * SPDK hosts send it (Dataset Management's ranges here): no R2T round trip */
+	r = nvmf_queue_get(c.q, NULL);
+	memset(nvmf_req_sqe(c.q, r), 0, 64);
+	nvmf_req_sqe(c.q, r)->opcode = 0x09;
+	CHECK_EQ(nvme_sqe_set_sgl_keyed(nvmf_req_sqe(c.q, r), (uintptr_t)cd, 32, 0x99), 0);
+	nvmf_queue_stage(c.q, r, NULL, 0, 0);
+	CHECK_EQ(nvmf_queue_flush(c.q), 1);
+	CHECK(tgt_read(c.q, c.tfd, cap, sizeof(cap)) == 0);
+	CHECK_EQ(cap[0], 0x04);
+	CHECK_EQ(raw_le(cap, 4, 4), 72 + 32);
+	CHECK_EQ(cap[8 + 0], 0x09);
+	CHECK_EQ(cap[8 + 39], 0x01);                /* offset data block */
+	CHECK_EQ(raw_le(cap, 8 + 32, 4), 32);
+	CHECK(tgt_read(c.q, c.tfd, got, 32) == 0);
+	CHECK(memcmp(got, cd, 32) == 0);
+	tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
+	CHECK_EQ(reap_until(c.q, r), 0);
+	nvmf_queue_put(c.q, r);
 	conn_close(&c);
 }
 

@@ -66,6 +66,25 @@ else
 	bad cuda "no $STANDIN_DIR/libcuda.so.1 (make cuda-standin)"
 fi
 
+# ---- NVMe/TCP: the engine against SPDK's TCP transport (SPDK_TCP_PORT) ----------------------
+ST="--ioengine=external:$ENG --transport=tcp --traddr=$TARGET_IP --trsvcid=$SPDK_TCP_PORT --subnqn=$SPDK_NQN"
+for qd in 1 32 128; do
+	run_fio "tcp-randwrite-qd$qd" rw $ST --name=m --rw=randwrite $BSS --size=32m --iodepth=$qd $V
+done
+run_fio tcp-randrw-thread-numjobs4 rw $ST --thread=1 --name=m --rw=randrw --rwmixread=50 $BSS \
+	--size=8m --offset_increment=8m --numjobs=4 --iodepth=16 $V --group_reporting
+run_fio tcp-digests rw $ST --hdr_digest=1 --data_digest=1 --name=m --rw=randwrite $BSS --size=16m \
+	--iodepth=16 $V
+run_fio tcp-512b-lba rw $ST --nsid=2 --name=m --rw=randwrite --bssplit=512/30:4k/30:64k/40 \
+	--size=8m --iodepth=16 $V
+if [ -e "$STANDIN_DIR/libcuda.so.1" ]; then
+	LD_LIBRARY_PATH=$STANDIN_DIR run_fio tcp-cuda-staged rw $ST --nvmeof_mem=cuda --name=g \
+		--rw=randwrite --bssplit=4k/50:128k/30:1m/20 --size=16m --iodepth=16 $V
+	grep -q 'staged through host memory (NVMe/TCP has no GPUDirect)' "$WORK/tcp-cuda-staged.log" &&
+		ok "tcp-cuda-staged: the start line says staged (NVMe/TCP has no GPUDirect)" ||
+		bad tcp-cuda-staged "the start line does not say staged through host memory"
+fi
+
 # ---- SPDK's fio plugin, the peer: thread=1, its transport ID, preloaded (lib.sh: plugin_fio) --
 peer() {   # peer NAME TRANSPORT-ID fio-args...: the plugin's verified job must pass
 	local name=$1 trid=$2
