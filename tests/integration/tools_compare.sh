@@ -9,7 +9,8 @@
 # built SPDK's fio plugin, its rows are checked the same way (the tool finds the plugin; the
 # rows' CPU us/IO is not measured and must say so), and so are the columns against SPDK's
 # nvmf_tgt (engine-poll@spdk-tgt, spdk@spdk-tgt: run after every nvmet column, with nvmf_tgt
-# stopped until then, their ratios to SPDK's plugin on the same target).
+# stopped until then, their ratios to SPDK's plugin on the same target).  Then NVMe/TCP: kernel-tcp
+# and spdk-tcp (engine-tcp once the engine has transport=tcp) beside their RDMA twins.
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not found (make deps installs gnuplot-nox)"; exit 77; }
 [ -f "$REPO/build/libfio_nvmeof.so" ] || { echo "FAIL: build/libfio_nvmeof.so missing (run make)"; exit 1; }
@@ -275,6 +276,118 @@ for f in fails:
 if fails:
     sys.exit(1)
 print("PASS report.json, report.md, %d plots and the run order agree with fio's JSON (%d cells)" % (len(plots), len(expect)))
+PY
+rm -rf "$OUT"
+
+# ---- NVMe/TCP beside RDMA: kernel-tcp (nvme connect -t tcp) and spdk-tcp (trtype=TCP) against
+# their RDMA twins, one 4 KiB QD 8 row; engine-tcp too once the engine has its transport option
+# (fio --enghelp lists it).  The "RDMA vs TCP" table recomputed from fio's JSON, the job files'
+# ports and transports, and the kernel initiator connected over one transport at a time.
+# (against nvmet only: SPDK's TCP listener is testbed_tcp.sh's, and its columns here would add minutes)
+TV=kernel-libaio,kernel-tcp
+if fio --enghelp="$REPO/build/libfio_nvmeof.so" 2>/dev/null | grep -q '^transport '; then TV=engine-poll,engine-tcp,$TV
+else echo "note: the engine has no transport option (fio --enghelp): engine-tcp is not run"; fi
+if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then TV=$TV,spdk,spdk-tcp
+else echo "note: no SPDK built (make spdk): no spdk-tcp column"; fi
+OUT=$(mktemp -d "$REPO/build/compare-tcp-test.XXXXXX") || exit 1
+printf 'rw=randread bs=4k qd=8\n' > "$OUT/tcp.matrix"
+(cd "$REPO" && tools/nvmeof-compare --matrix "$OUT/tcp.matrix" --initiators $TV --targets nvmet --runtime 2 \
+	--repeat 2 --size 16m --out "$OUT") > "$OUT/compare.out" 2>&1
+rc=$?
+grep -E '^(compare: (kernel initiator|\[)|nvmeof-compare: )' "$OUT/compare.out"
+[ $rc = 0 ] || { echo "FAIL: nvmeof-compare (TCP columns) exited $rc (kept $OUT)"; exit 1; }
+python3 - "$OUT" "$(getconf CLK_TCK)" <<'PY' || { echo "FAIL (TCP columns; kept $OUT)"; exit 1; }
+import json, os, re, statistics, sys
+out, hz = sys.argv[1], int(sys.argv[2])
+TWIN = {"engine-tcp": "engine-poll", "kernel-tcp": "kernel-libaio", "spdk-tcp": "spdk"}
+fails = []
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+    return cond
+def busy(line):
+    f = [int(x) for x in line.split()[1:]]
+    return f[0] + f[1] + f[2] + f[5] + f[6] + f[7]
+def numbers(rid, v):
+    text = open(os.path.join(out, "runs", rid + ".json")).read()
+    j = json.loads(text[0 if text.startswith("{") else text.index("\n{") + 1:])["jobs"][0]
+    r = j["read"]
+    n = {"iops": r["iops"], "lat_p50_us": r["lat_ns"]["percentile"]["50.000000"] / 1000.0,
+         "lat_p99_us": r["lat_ns"]["percentile"]["99.000000"] / 1000.0, "cpu_us_per_io": None}
+    if not v.startswith("spdk"):
+        pre = [l for l in open(os.path.join(out, "runs", rid + ".prerun")) if l.startswith("cpu ")]
+        post = [l for l in open(os.path.join(out, "runs", rid + ".postrun")) if l.startswith("cpu ")]
+        n["cpu_us_per_io"] = (busy(post[-1]) - busy(pre[0])) * 1e6 / hz / r["total_ios"]
+    return n
+recs = [json.loads(l) for l in open(os.path.join(out, "runs.jsonl"))]
+plan = json.load(open(os.path.join(out, "plan.json")))
+row = plan["rows"][0]["name"]
+VARS = plan["variants"]
+check(all(r["status"] == "ok" for r in recs) and len(recs) == 2 * len(VARS),
+      "runs: %s" % [(r["variant"], r["status"], r["note"]) for r in recs])
+exp = {}
+for v in VARS:
+    ns = [numbers(r["id"], v) for r in recs if r["variant"] == v and r["status"] == "ok"]
+    exp[v] = {k: None if not ns or None in [x[k] for x in ns] else statistics.median([x[k] for x in ns])
+              for k in ("iops", "lat_p50_us", "lat_p99_us", "cpu_us_per_io")}
+rep = json.load(open(os.path.join(out, "report.json")))
+cells = {c["variant"]: c for c in rep["cells"]}
+md = open(os.path.join(out, "report.md")).read()
+close = lambda a, b: a is None if b is None else a is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+F = {"iops": "%.1f", "lat_p50_us": "%.3f", "lat_p99_us": "%.3f", "cpu_us_per_io": "%.2f"}
+tcp = [v for v in VARS if v.split("@")[0] in TWIN]
+check(tcp and "## RDMA vs TCP" in md, "no TCP column or no RDMA vs TCP section")
+for v in tcp:
+    t = TWIN[v.split("@")[0]] + ("@" + v.split("@")[1] if "@" in v else "")
+    c = cells[v]
+    check(c.get("rdma_twin") == t, "%s: rdma_twin %r, want %r" % (v, c.get("rdma_twin"), t))
+    cols = []
+    for k in F:
+        a, b = exp[v][k], exp[t][k]
+        want = None if a is None or not b else a / b
+        check(close(c.get("ratio_rdma", {}).get(k), want), "%s ratio_rdma %s: %r, fio JSON says %r" % (
+            v, k, c.get("ratio_rdma", {}).get(k), want))
+        cols += ["-" if a is None else F[k] % a, "-" if b is None else F[k] % b, "-" if want is None else "%.2f" % want]
+    line = "| %s | %s | %s | %s |" % (row, v, t, " | ".join(cols))
+    check(line in md, "report.md lacks %r" % line)
+# the job files: the TCP port and transport of each column's target; the RDMA ones unchanged
+for v in VARS:
+    jf = open(os.path.join(out, "runs", "%s.%s.r1.fio" % (row, v))).read()
+    tv, on_spdk = v.split("@")[0], v.endswith("@spdk-tgt")
+    port = ("4431" if on_spdk else "4420") if tv in TWIN else ("4421" if on_spdk else "4420")
+    if tv.startswith("engine"):
+        check(("\ntransport=tcp\n" in jf) == (tv in TWIN) and "\ntrsvcid=%s\n" % port in jf, "%s job: %s" % (v, jf))
+    elif tv.startswith("spdk"):
+        check(re.search(r"\nfilename=trtype=%s adrfam=IPv4 traddr=10\.99\.0\.1 trsvcid=%s " % (
+            "TCP" if tv in TWIN else "RDMA", port), jf), "%s job: %s" % (v, jf))
+    else:
+        check("\nioengine=libaio\n" in jf, "%s job: %s" % (v, jf))
+check(rep["targets"]["nvmet"]["tcp_trsvcid"] == "4420", "report.json nvmet %r" % rep["targets"]["nvmet"])
+check(list(rep["targets"]) == ["nvmet"], "report.json targets %r" % list(rep["targets"]))
+# each kernel run over the transport connected last, the other disconnected first (a run's
+# progress line comes before its switch: judged at its "ok:" line)
+log = open(os.path.join(out, "compare.out")).read().splitlines()
+conn, runs, disc, pending = None, 0, 0, None
+for l in log:
+    m = re.search(r"kernel initiator: nvme connect -t (\w+) .* -s 4420 ", l)
+    if m:
+        check(conn is None, "connect -t %s while %s was still connected" % (m.group(1), conn))
+        conn = m.group(1)
+    if re.search(r"kernel initiator: nvme disconnect -d nvme\d+: ok", l):
+        conn, disc = None, disc + 1
+    m = re.search(r"compare: \[\d+/\d+\] (\S+) ", l)
+    if m:
+        pending = m.group(1)
+    if l.startswith("compare:   ok: ") and pending and pending.startswith("kernel-"):
+        runs += 1
+        check(conn == ("tcp" if pending == "kernel-tcp" else "rdma"), "%s ran while %s was connected" % (pending, conn))
+check(runs == 4 and disc >= 2 and conn is None, "%d kernel runs, %d disconnects, %s left connected" % (runs, disc, conn))
+for f in fails:
+    print("FAIL " + f)
+if fails:
+    sys.exit(1)
+print("PASS TCP columns %s: the RDMA vs TCP table and ratios agree with fio's JSON, the jobs' ports and "
+      "transports, one kernel transport connected at a time" % ",".join(VARS))
 PY
 rm -rf "$OUT"
 echo "PASS tools_compare"

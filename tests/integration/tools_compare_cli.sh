@@ -226,5 +226,120 @@ print("a -gpu run passes with GPUDirect in every start line, fails on a fallback
 PY
 ); then ok "require-gpudirect: $out"; else bad require-gpudirect "$out"; fi
 
+# NVMe/TCP columns (engine-tcp, kernel-tcp, spdk-tcp): named, never in the default set; the
+# engine's only with its transport option.  A stand-in engine whose binary holds the option
+# names stands for an engine with NVMe/TCP (fio cannot load it, so the tool looks in the binary).
+TCP_ENG=$WORK/engine-tcp.so; printf 'x\0transport\0hdr_digest\0data_digest\0' > "$TCP_ENG"
+NOTCP_ENG=$WORK/engine-notcp.so; printf 'x\0io_queues\0' > "$NOTCP_ENG"
+printf 'x\0transport\0' > "$WORK/engine-tcp-only.so"     # TCP, no digest options
+REALT=(--traddr 192.0.2.1 --subnqn nqn.2016-06.io.spdk:cnode1 --nsid 1 --quick)
+accept tcp-named '2 rows x 4 initiators \(engine-poll,engine-tcp,kernel-libaio,kernel-tcp\) .*target testbed \(nvmet\); NVMe/TCP port 4420$' \
+	--engine "$TCP_ENG" --quick --targets nvmet --initiators engine-poll,engine-tcp,kernel-libaio,kernel-tcp
+# the kind tcp: the three, less SPDK's where no plugin is built (an empty cache)
+FIO_NVMEOF_CACHE=$WORK/no-cache accept tcp-kind '2 initiators \(engine-tcp,kernel-tcp\) .*; NVMe/TCP port 4420$' \
+	--engine "$TCP_ENG" --quick --targets nvmet --initiators tcp
+FIO_NVMEOF_CACHE=$WORK/no-cache accept tcp-not-default 'initiators \(engine-poll,engine-event,engine-hybrid,kernel-libaio,kernel-io_uring\) .*\(nvmet\)$' \
+	--engine "$TCP_ENG" --quick
+accept tcp-real-port '1 initiators \(kernel-tcp\) .*target 192.0.2.1; NVMe/TCP port 4430; TCP digests header,data$' \
+	--engine "$TCP_ENG" "${REALT[@]}" --initiators kernel-tcp --tcp-port 4430 --hdr-digest --data-digest
+refuse tcp-engine-lacks ': initiator engine-tcp needs the engine.s transport option, which this engine lacks' \
+	--engine "$NOTCP_ENG" --quick --targets nvmet --initiators engine-tcp
+refuse tcp-port-testbed ': --tcp-port is for a real target: the testbed.s TCP ports are its own' \
+	--engine "$TCP_ENG" --quick --targets nvmet --initiators kernel-tcp --tcp-port 4430
+refuse tcp-port-range ': --tcp-port 70000: not a port number 1..65535' \
+	--engine "$TCP_ENG" "${REALT[@]}" --initiators kernel-tcp --tcp-port 70000
+refuse tcp-port-unused ': --tcp-port: no -tcp initiator runs \(--initiators kernel-libaio\)' \
+	--engine "$TCP_ENG" "${REALT[@]}" --initiators kernel-libaio --tcp-port 4430
+refuse tcp-digest-unused ': --data-digest: no -tcp initiator runs \(--initiators engine-poll\)' \
+	--engine "$TCP_ENG" --quick --targets nvmet --initiators engine-poll --data-digest
+refuse tcp-digest-engine ': --hdr-digest: the engine has no hdr_digest option \(engine-tcp runs\)' \
+	--engine "$WORK/engine-tcp-only.so" --quick --targets nvmet --initiators engine-tcp --hdr-digest
+refuse tcp-eo-reserved ': --engine-opt transport=tcp: the tool sets transport itself' \
+	--engine "$TCP_ENG" --quick --targets nvmet --initiators engine-poll --engine-opt transport=tcp
+FIO_NVMEOF_CACHE=$WORK/no-cache refuse tcp-spdk-no-plugin ": initiator spdk-tcp needs SPDK's fio plugin" \
+	--engine "$TCP_ENG" --quick --targets nvmet --initiators spdk-tcp
+refuse tcp-unknown "unknown initiator 'io_uring-tcp' \(known: .*engine-tcp, kernel-tcp, spdk-tcp; or engine, kernel, tcp\)" \
+	--engine "$TCP_ENG" --quick --initiators io_uring-tcp
+refuse tcp-failover ': --tcp-port does not go with --failover \(it runs qualify.s failover job over RDMA\)' \
+	--failover --tcp-port 4430
+if "$REPO/scripts/spdk.sh" --where >/dev/null 2>&1; then
+	accept tcp-spdk-tgt '\(engine-tcp,spdk-tcp,engine-tcp@spdk-tgt,spdk-tcp@spdk-tgt\) .*\(nvmet,spdk-tgt\); NVMe/TCP port 4420$' \
+		--engine "$TCP_ENG" --quick --initiators engine-tcp,spdk-tcp
+fi
+# the job files of the TCP columns: the TCP port, transport=tcp and the digests in the engine's,
+# nvme-tcp's block device for kernel-tcp (libaio), trtype=TCP and digest_enable in SPDK's
+if out=$(python3 - "$REPO/tools" <<'PY' 2>&1
+import sys
+sys.path.insert(0, sys.argv[1])
+from nvmeof import compare_run, compare_matrix as cm
+row = {"name": "r", "rw": "randread", "bs": "4k", "iodepth": 1, "numjobs": 1}
+t = {"traddr": "192.0.2.1", "trsvcid": "4420", "tcp_trsvcid": "4430", "subnqn": "nqn.x:y", "nsid": 1}
+ctx = {"engine": "/e.so", "target": t, "kernel_dev": "/dev/nvme0n1", "kernel_tcp_dev": "/dev/nvme1n1",
+       "tcp_digests": ["header", "data"]}
+j = lambda v: compare_run.job_text(row, v, ctx, 2, "16m").splitlines()
+e, er = j("engine-tcp"), j("engine-poll")
+assert {"trsvcid=4430", "transport=tcp", "hdr_digest=1", "data_digest=1", "completion=poll"} <= set(e), e
+assert "trsvcid=4420" in er and not any(l.startswith(("transport", "hdr_digest", "data_digest")) for l in er), er
+k, kr = j("kernel-tcp"), j("kernel-libaio")
+assert {"ioengine=libaio", "filename=/dev/nvme1n1"} <= set(k) and "filename=/dev/nvme0n1" in kr, (k, kr)
+s, sr = j("spdk-tcp"), j("spdk")
+assert "filename=trtype=TCP adrfam=IPv4 traddr=192.0.2.1 trsvcid=4430 subnqn=nqn.x\\:y ns=1" in s, s
+assert "digest_enable=BOTH" in s and not any(l.startswith("digest_enable") for l in sr), (s, sr)
+assert any(l.startswith("filename=trtype=RDMA") and "trsvcid=4420" in l for l in sr), sr
+ctx["tcp_digests"] = ["data"]
+assert "digest_enable=DATA" in j("spdk-tcp@spdk-tgt") and "data_digest=1" in j("engine-tcp") and "hdr_digest=1" not in j("engine-tcp")
+assert [cm.rdma_twin(v) for v in ("engine-tcp", "kernel-tcp", "spdk-tcp@spdk-tgt", "engine-poll")] == \
+    ["engine-poll", "kernel-libaio", "spdk@spdk-tgt", None]
+print("engine-tcp: the TCP port, transport=tcp, the digests; kernel-tcp: libaio on nvme-tcp's device; spdk-tcp: trtype=TCP, digest_enable; the RDMA jobs unchanged")
+PY
+); then ok "tcp-jobfile: $out"; else bad tcp-jobfile "$out"; fi
+# the report's "RDMA vs TCP" table from made-up run records: each TCP column beside its RDMA
+# twin with the ratio (IOPS, p50, p99, CPU us/IO); none without a TCP column
+if out=$(python3 - "$REPO/tools" "$WORK/tcp-report" <<'PY' 2>&1
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from nvmeof import compare_report
+out = sys.argv[2]
+os.makedirs(out)
+variants = ["engine-poll", "engine-tcp", "kernel-libaio", "kernel-tcp"]
+env = {"kernel": "k", "fio": "fio-3.33", "cpus": 2, "cpu_model": "m", "hypervisor": False, "numa_nodes": 1,
+       "cpu_governor": "n/a", "clk_tck": 100, "rdma": [], "warnings": []}
+plan = {"rows": [{"name": "r1", "rw": "randread", "bs": "4k", "iodepth": 1, "numjobs": 1}], "variants": variants,
+        "repeat": 1, "runtime": 2, "size": "16m", "env": env, "tcp_digests": ["data"],
+        "target": {"testbed": False, "traddr": "192.0.2.1", "trsvcid": "4420", "tcp_trsvcid": "4430",
+                   "subnqn": "nqn.x", "nsid": 1}}
+num = {"engine-poll": (1000, 10, 40, 200), "engine-tcp": (500, 20, 100, 300),
+       "kernel-libaio": (800, 12, 50, 100), "kernel-tcp": (400, 24, 100, 400)}
+with open(os.path.join(out, "plan.json"), "w") as f:
+    json.dump(plan, f)
+with open(os.path.join(out, "runs.jsonl"), "w") as f:
+    for v, (iops, p50, p99, busy) in num.items():
+        m = {"iops": iops, "bw_bytes": iops * 4096, "usr_cpu": 1, "sys_cpu": 1, "ios": iops * 2, "total_err": 0,
+             "error": 0, "ctx": 0, "lat_p50_us": p50, "lat_p99_us": p99}
+        f.write(json.dumps({"id": v, "row": "r1", "variant": v, "rep": 1, "rc": 0, "status": "ok", "note": "",
+                            "metrics": m, "busy_jiffies": busy}) + "\n")
+txt, nbad, _ = compare_report.write(out)
+md = open(os.path.join(out, "report.md")).read()
+assert nbad == 0, nbad
+assert "## RDMA vs TCP" in md and "TCP digests on: data." in md, md
+assert "NVMe/TCP port 4430" in md, md
+# engine-tcp: 500/1000 IOPS, p50 20/10, p99 100/40, CPU (300/100 s over 1000 I/Os) / (200/100 s over 2000)
+want_e = "| r1 | engine-tcp | engine-poll | 500.0 | 1000.0 | 0.50 | 20.000 | 10.000 | 2.00 | 100.000 | 40.000 | 2.50 | 3000.00 | 1000.00 | 3.00 |"
+want_k = "| r1 | kernel-tcp | kernel-libaio | 400.0 | 800.0 | 0.50 | 24.000 | 12.000 | 2.00 | 100.000 | 50.000 | 2.00 | 5000.00 | 625.00 | 8.00 |"
+assert want_e in md and want_k in md, [l for l in md.splitlines() if l.startswith("| r1 | ") and "tcp |" in l]
+assert "r1                       engine-tcp               engine-poll           0.50    2.00    2.50    3.00" in txt, txt
+cells = {c["variant"]: c for c in json.load(open(os.path.join(out, "report.json")))["cells"]}
+assert cells["engine-tcp"]["ratio"]["iops"] == 500 / 400, cells["engine-tcp"]["ratio"]     # to kernel-tcp
+assert cells["engine-poll"]["ratio"]["iops"] == 1000 / 800 and "ratio_rdma" not in cells["engine-poll"]
+# without a TCP column: no such table
+plan["variants"] = ["engine-poll", "kernel-libaio"]
+with open(os.path.join(out, "plan.json"), "w") as f:
+    json.dump(plan, f)
+compare_report.write(out)
+assert "RDMA vs TCP" not in open(os.path.join(out, "report.md")).read()
+print("each TCP column beside its RDMA twin, ratios TCP/RDMA of IOPS, p50, p99 and CPU us/IO; a TCP column's kernel ratio to kernel-tcp; no table without TCP")
+PY
+); then ok "tcp-report: $out"; else bad tcp-report "$out"; fi
+
 echo "tools_compare_cli: $pass passed, $fail failed"
 [ $fail = 0 ]

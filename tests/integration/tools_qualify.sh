@@ -15,6 +15,7 @@
 #      from the raw fio JSON files; with the failover workload (the tool adds port 4421 and
 #      removes port 1 5 s into a 12 s run): failover_ms, recovery_ms and the I/Os moved equal
 #      what this test recomputes from the raw completion log and mp_stats;
+#   1b. the same over NVMe/TCP (--transport tcp), once the engine has transport=tcp;
 #   2. one guest script (guest/tools_qualify.sh): the kernel initiator (the tool's own nvme
 #      connect/disconnect) with one gate set to fail -> exit 1, that gate named FAIL; the kernel
 #      initiator's native multipath under the same port removal (--fault-cmd); the engine under
@@ -252,6 +253,43 @@ fake_case gpu-no-start 1 "^qualify: FAIL gpudirect == used (--require-gpudirect)
 printf 'mem == host\nmem != cuda\n' >"$W/host.gates"
 fake_case host-mem 0 '^qualify: PASS mem != cuda' "" --workloads lat --runtime 1 --precondition none --gates "$W/host.gates"
 
+# --transport tcp: what does not go with it, and every engine run given transport=tcp, the report
+# saying so.  Stand-in engines: fio cannot load them, so the tool looks for the option's name in
+# the binary (one with NVMe/TCP, one without).
+TCP_ENG=$W/engine-tcp.so; printf 'x\0transport\0' >"$TCP_ENG"
+NOTCP_ENG=$W/engine-notcp.so; printf 'x\0io_queues\0' >"$NOTCP_ENG"
+usage_case "--transport tcp, kernel initiator" '^nvmeof-qualify: --transport tcp is for --initiator engine' \
+	$LOCAL --transport tcp
+usage_case "--transport tcp, failover workload" '^nvmeof-qualify: --transport tcp: the failover workload makes its second path over RDMA' \
+	--engine "$TCP_ENG" $TWO --workloads randread,failover --fault-cmd true --transport tcp
+usage_case "--transport tcp, engine without it" "^nvmeof-qualify: --transport tcp: the engine $NOTCP_ENG has no transport option" \
+	--engine "$NOTCP_ENG" $FAKE --transport tcp
+usage_case "--engine-opt transport" '^nvmeof-qualify: --engine-opt transport=tcp: the tool sets transport itself \(--transport\)' \
+	--size 1M --engine-opt transport=tcp
+# tcp_case NAME TRANSPORT [args]: the fake runs pass; report.json's transport, every run's command
+# with --transport=tcp exactly when TRANSPORT is tcp, report.md's initiator line naming it
+tcp_case() {
+	local name=$1 tr=$2 rc why; shift 2
+	"$Q" $FAKE --engine "$TCP_ENG" --out "$W/$name" --workloads randread,verify --precondition none "$@" \
+		>"$W/$name.out" 2>&1; rc=$?
+	if [ $rc != 0 ]; then bad "$name" "exit $rc"; sed 's/^/    | /' "$W/$name.out" | tail -8; return; fi
+	local over=""; [ "$tr" = tcp ] && over=" over NVMe/TCP"
+	if why=$($CHECK transport "$W/$name/report.json" "$tr" 2>&1) &&
+		grep -q "^- initiator: engine over NVMe/${tr^^}" "$W/$name/report.md" &&
+		grep -q "^qualify: qualifying .* with the engine initiator$over, " "$W/$name.out"; then
+		ok "$name: $why; report.md: '$(grep -m1 '^- initiator:' "$W/$name/report.md")'"
+	else
+		bad "$name" "${why:-report.md or the output of the tool does not name NVMe/${tr^^}}"
+	fi
+}
+tcp_case transport-tcp tcp --transport tcp
+tcp_case transport-default rdma
+
+if [ "${TOOLS_QUALIFY_HOST_ONLY:-0}" = 1 ]; then     # the host-only checks alone, no testbed
+	echo "tools_qualify: $pass passed, $fail failed (host only)"
+	[ $fail = 0 ]; exit $?
+fi
+
 # ------------------------------------------------------------------ testbed 1: the tool's own
 cat >"$W/generous.gates" <<'G'
 # generous: anything that moved data passes
@@ -285,6 +323,26 @@ grep '^qualify: .*steady state' "$W/pass.out" | sed 's/^/    /'
 if why=$($CHECK failover "$W/pass" 2>&1); then ok "testbed, engine, failover: $why"
 else bad "testbed, engine, failover" "$why"; fi
 e_fo=$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["workloads"]["failover"]["failover"]; print(f["failover_ms"], f["recovery_ms"])' "$W/pass/report.json" 2>/dev/null)
+
+# ------------------------------------------------------------------ testbed 1b: --transport tcp
+# The engine over NVMe/TCP, to the testbed's TCP port: once the engine has its transport option
+# (fio --enghelp lists it); every run with transport=tcp, each measured value the raw fio JSON's.
+if fio --enghelp="$REPO/build/libfio_nvmeof.so" 2>/dev/null | grep -q '^transport '; then
+	printf 'iops randread qd32 >= 1\np99_lat_us randread qd1 <= 60000000\nerrors == 0\nverify_failures == 0\n' >"$W/tcp.gates"
+	start=$(date +%s)
+	"$Q" --transport tcp --out "$W/tcp" --size 8M --rounds-max 5 --round-time 1 --runtime 1 --gates "$W/tcp.gates" \
+		--workloads randread,lat,verify >"$W/tcp.out" 2>&1; rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $rc != 0 ]; then
+		bad "testbed, engine over TCP" "exit $rc after ${secs}s"; grep -v '^\[' "$W/tcp.out" | tail -20 | sed 's/^/    | /'
+	elif ! why=$($CHECK report "$W/tcp" PASS 2>&1) || ! why2=$($CHECK transport "$W/tcp/report.json" tcp 2>&1); then
+		bad "testbed, engine over TCP: report" "$why ${why2:-}"
+	else
+		ok "testbed, engine over TCP: exit 0 in ${secs}s; $why; $why2"
+	fi
+else
+	echo "note: the engine has no transport option (fio --enghelp): the NVMe/TCP qualification is not run"
+fi
 
 # ------------------------------------------------------------------ testbed 2: one guest script
 start=$(date +%s)

@@ -418,6 +418,18 @@ def fakefio(args):
         json.dump({"fio version": "fio-3.33", "jobs": [job]}, fh)
 
 
+def transport(path, tr):
+    """--transport: report.json names TR, and every run's command has --transport=tcp exactly
+    when TR is tcp."""
+    r = json.load(open(path))
+    if r.get("transport") != tr:
+        fail("report.json transport %r, want %r" % (r.get("transport"), tr))
+    wrong = [x["name"] for x in r["runs"] if ("--transport=tcp" in x["cmd"]) != (tr == "tcp")]
+    if not r["runs"] or wrong:
+        fail("runs %s %s --transport=tcp" % (wrong, "lack" if tr == "tcp" else "have"))
+    print("%d runs%s --transport=tcp" % (len(r["runs"]), "" if tr == "tcp" else " without"))
+
+
 def datapath_check(out):
     """report.json's data path against the raw logs: per workload the labels (recomputed here
     from each start line), the copies summed over the runs, their share of the runs' fio
@@ -540,6 +552,8 @@ if __name__ == "__main__":
         example_gates(sys.argv[2])
     elif sys.argv[1] == "mem-args":
         mem_args()
+    elif sys.argv[1] == "transport":
+        transport(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "fakefio":
         fakefio(sys.argv[2:])
     elif sys.argv[1] == "datapath":

@@ -25,7 +25,8 @@ PROG = "nvmeof-compare"
 ENGINE_OPTS_RESERVED = dict(
     engineopts.RESERVED, completion="the initiator variant (engine-poll, engine-event, engine-hybrid)",
     io_queues="the -qauto variants", nvmeof_mem="the -gpu and -staged variants",
-    gpudirect="the -gpu and -staged variants", cuda_device="--cuda-device")
+    gpudirect="the -gpu and -staged variants", cuda_device="--cuda-device",
+    transport="the -tcp variants (engine-tcp)", hdr_digest="--hdr-digest", data_digest="--data-digest")
 
 
 def check_cuda(a):
@@ -54,8 +55,9 @@ def parser():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", help="output directory (default build/compare/YYYYmmdd-HHMMSS)")
     p.add_argument("--initiators", help="comma list of variants (engine-poll, engine-event, engine-hybrid, "
-                   "engine-{poll,event,hybrid}-qauto, kernel-libaio, kernel-io_uring, spdk) or kinds "
-                   "(engine, kernel, spdk); default: all found")
+                   "engine-{poll,event,hybrid}-qauto, kernel-libaio, kernel-io_uring, spdk; NVMe/TCP: "
+                   "engine-tcp, kernel-tcp, spdk-tcp) or kinds (engine, kernel, spdk: RDMA; tcp: the three "
+                   "TCP ones); default: all RDMA ones found")
     p.add_argument("--repeat", type=int, default=3, help="runs of each row per initiator, median reported (3)")
     # None: unset, so that --failover can refuse it (its run length is --failover-runtime)
     p.add_argument("--runtime", type=int, help="seconds per run (10)")
@@ -90,6 +92,14 @@ def parser():
     t.add_argument("--trsvcid", default="4420")
     t.add_argument("--subnqn")
     t.add_argument("--nsid", type=int)
+    t.add_argument("--tcp-port", type=int, help="a real target's NVMe/TCP port, for the -tcp initiators "
+                   "(default 4420; the testbed's are its own)")
+    t.add_argument("--hdr-digest", action="store_true",
+                   help="NVMe/TCP header digest on every -tcp run (engine hdr_digest=1, nvme connect "
+                        "--hdr_digest, SPDK's digest_enable)")
+    t.add_argument("--data-digest", action="store_true",
+                   help="NVMe/TCP data digest on every -tcp run (engine data_digest=1, nvme connect "
+                        "--data_digest, SPDK's digest_enable)")
     t.add_argument("--hostnqn")
     t.add_argument("--rdma-dev", help="RDMA device whose counters are read (default: all)")
     t.add_argument("--destructive", action="store_true",
@@ -111,10 +121,11 @@ def parser():
     return p
 
 
-def resolve_initiators(spec, io_queues, spdk, cuda=False):
+def resolve_initiators(spec, io_queues, spdk, cuda=False, tcp=False):
     """The variants to run.  CUDA (--cuda-device given): the default set and the kind "engine"
-    include the GPU memory variants (GPUDirect and staged); without it they are refused."""
-    known = cm.all_variants(True, True)
+    include the GPU memory variants (GPUDirect and staged); without it they are refused.  TCP:
+    the engine has the transport option (engine-tcp needs it)."""
+    known = cm.all_variants(True, True) + list(cm.TCP_VARIANTS)
     if not spec:
         v = [x for x in cm.all_variants(io_queues, cuda) if x != "spdk"]
         return v + (["spdk"] if spdk else [])
@@ -122,17 +133,23 @@ def resolve_initiators(spec, io_queues, spdk, cuda=False):
     for w in [x.strip() for x in spec.split(",") if x.strip()]:
         if w in ("engine", "kernel", "spdk") and w != "spdk":
             add = [x for x in cm.all_variants(io_queues, cuda) if cm.variant_kind(x) == w]
+        elif w == "tcp":
+            # the engine's only where it speaks TCP, SPDK's only where its plugin is: by name, each is refused
+            add = [x for x in cm.TCP_VARIANTS if (x != "engine-tcp" or tcp) and (x != "spdk-tcp" or spdk)]
         elif cm.known_variant(w):
             add = [w]
         else:
-            die("unknown initiator %r (known: %s; or engine, kernel)" % (w, ", ".join(known)))
+            die("unknown initiator %r (known: %s; or engine, kernel, tcp)" % (w, ", ".join(known)))
         if cm.engine_parts(w)[1] and not io_queues:
             die("initiator %s needs the engine's io_queues option, which %s lacks" % (w, "this engine"))
         if cm.engine_parts(w)[2] and not cuda:
             die("initiator %s runs the engine with GPU memory: give --cuda-device N (the GPU, or a list "
                 "the engine spreads jobs over)" % w)
-        if w == "spdk" and not spdk:
-            die("initiator spdk needs SPDK's fio plugin: make spdk, or --spdk-plugin=/path/to/spdk_nvme")
+        if w in ("spdk", "spdk-tcp") and not spdk:
+            die("initiator %s needs SPDK's fio plugin: make spdk, or --spdk-plugin=/path/to/spdk_nvme" % w)
+        if w == "engine-tcp" and not tcp:
+            die("initiator engine-tcp needs the engine's transport option, which this engine lacks (fio "
+                "--enghelp does not list it: an engine without NVMe/TCP)")
         out += [x for x in add if x not in out]
     if not out:
         die("--initiators names no initiator")
@@ -187,8 +204,9 @@ def make_plan(a):
         if not real and not a.in_testbed:
             die("--hosts needs a real target (--traddr, --subnqn, --nsid): the fio servers connect to it themselves")
     cuda = check_cuda(a)
+    engine_tcp = engineopts.engine_has_option(a.fio, a.engine, "transport") if os.path.exists(a.engine) else False
     initiators = resolve_initiators(a.initiators or ("engine" if hosts else None), io_queues, a.spdk_plugin,
-                                    cuda is not None)
+                                    cuda is not None, engine_tcp)
     if a.targets and (real or hosts):
         die("--targets chooses among the testbed's targets; a real target is --traddr/--subnqn/--nsid")
     tnames = ["nvmet"] if real else resolve_targets(
@@ -205,6 +223,23 @@ def make_plan(a):
                 % ",".join(other))
     if any(cm.variant_kind(v) == "engine" for v in variants) and not os.path.isfile(a.engine):
         die("engine %s not found (run make, or --engine PATH)" % a.engine)
+    tcp = [v for v in variants if cm.transport(v) == "tcp"]
+    if a.tcp_port is not None:
+        if not 1 <= a.tcp_port <= 65535:
+            die("--tcp-port %d: not a port number 1..65535" % a.tcp_port)
+        if not real:
+            die("--tcp-port is for a real target: the testbed's TCP ports are its own (nvmet 4420, nvmf_tgt 4431)")
+        if not tcp:
+            die("--tcp-port: no -tcp initiator runs (--initiators %s)" % ",".join(variants))
+    for flag, on, key in (("--hdr-digest", a.hdr_digest, "hdr_digest"), ("--data-digest", a.data_digest, "data_digest")):
+        if not on:
+            continue
+        if not tcp:
+            die("%s: no -tcp initiator runs (--initiators %s)" % (flag, ",".join(variants)))
+        if any(cm.initiator_of(v) == "engine-tcp" for v in tcp) and \
+                not engineopts.engine_has_option(a.fio, a.engine, key):
+            die("%s: the engine has no %s option (engine-tcp runs)" % (flag, key))
+    digests = [k for k, on in (("header", a.hdr_digest), ("data", a.data_digest)) if on]
     engine_opts = []
     if a.engine_opt:
         if not any(cm.variant_kind(v) == "engine" for v in variants):
@@ -227,18 +262,22 @@ def make_plan(a):
     if a.in_testbed:
         target = {"testbed": True, "traddr": os.environ["TARGET_IP"],
                   "trsvcid": os.environ.get("TARGET_PORT", "4420"), "subnqn": os.environ["NQN"],
-                  "nsid": 1, "rdma_dev": os.environ.get("RDMA_DEV")}
+                  "nsid": 1, "rdma_dev": os.environ.get("RDMA_DEV"),
+                  "tcp_trsvcid": os.environ.get("TARGET_TCP_PORT", "4420")}
         if "spdk-tgt" in tnames:
             targets["spdk-tgt"] = dict(target, trsvcid=os.environ["SPDK_PORT"], subnqn=os.environ["SPDK_NQN"],
-                                       spdk=True)
+                                       tcp_trsvcid=os.environ.get("SPDK_TCP_PORT", "4431"), spdk=True)
     elif real:
         target = {"testbed": False, "traddr": a.traddr, "trsvcid": a.trsvcid, "subnqn": a.subnqn,
-                  "nsid": a.nsid, "hostnqn": a.hostnqn, "rdma_dev": a.rdma_dev}
+                  "nsid": a.nsid, "hostnqn": a.hostnqn, "rdma_dev": a.rdma_dev,
+                  "tcp_trsvcid": str(a.tcp_port or 4420)}
     else:
         target = {"testbed": True, "traddr": "10.99.0.1", "trsvcid": "4420",
-                  "subnqn": "nqn.2026-12.io.fio-nvmeof:testbed", "nsid": 1, "rdma_dev": "rxe0"}
+                  "subnqn": "nqn.2026-12.io.fio-nvmeof:testbed", "nsid": 1, "rdma_dev": "rxe0",
+                  "tcp_trsvcid": "4420"}
         if "spdk-tgt" in tnames:
-            targets["spdk-tgt"] = dict(target, trsvcid="4421", subnqn="nqn.2016-06.io.spdk:cnode1", spdk=True)
+            targets["spdk-tgt"] = dict(target, trsvcid="4421", subnqn="nqn.2016-06.io.spdk:cnode1",
+                                       tcp_trsvcid="4431", spdk=True)
     if "nvmet" in tnames:
         targets["nvmet"] = target
     writes_allowed = target["testbed"] or a.destructive
@@ -246,7 +285,7 @@ def make_plan(a):
             "runtime": a.runtime, "size": a.size, "target": targets[tnames[0]], "targets": targets,
             "target_order": tnames, "io_queues": io_queues,
             "prefill": writes_allowed and not a.no_prefill, "hosts": hosts,
-            "engine_opts": ["%s=%s" % kv for kv in engine_opts], "cuda": cuda,
+            "engine_opts": ["%s=%s" % kv for kv in engine_opts], "cuda": cuda, "tcp_digests": digests,
             "require_gpudirect": a.require_gpudirect}
 
 
@@ -278,7 +317,7 @@ def run_testbed(a, plan, out, argv):
         # nvmf_tgt's malloc namespaces, its buffers and the plugin's memory, all in hugepages
         # that spdk-target sets up (2 x ns + 640 MiB), beside the guest's usual 2 GiB
         spdk = ["--spdk", "--mem", str(2048 + 2 * ns_mb + 640)]
-    elif "spdk" in plan["variants"]:
+    elif any(cm.variant_kind(v) == "spdk" for v in plan["variants"]):
         # SPDK's plugin wants 2 MiB hugepages (its own memory), taken from a larger guest
         spdk = ["--hugepages", "1024", "--mem", "3072"]
     else:
@@ -354,6 +393,9 @@ def main(argv=None):
             else plan["target"]["traddr"])
               + ("; fio servers %s" % ",".join(plan["hosts"]) if plan["hosts"] else "")
               + ("; engine options %s" % " ".join(plan["engine_opts"]) if plan["engine_opts"] else "")
+              + ("; NVMe/TCP port %s" % plan["target"]["tcp_trsvcid"]
+                 if any(cm.transport(v) == "tcp" for v in plan["variants"]) else "")
+              + ("; TCP digests %s" % ",".join(plan["tcp_digests"]) if plan["tcp_digests"] else "")
               + ("; GPU memory on CUDA device %s%s" % (plan["cuda"]["device"], ", libcuda.so.1 from " +
                                                       plan["cuda"]["lib"] if plan["cuda"]["lib"] else "")
                  if plan["cuda"] else ""))

@@ -99,11 +99,13 @@ def check(a):
     for k, name in (("matrix", "--matrix"), ("bench", "--bench"), ("quick", "--quick"), ("hosts", "--hosts"),
                     ("targets", "--targets"), ("spdk_plugin", "--spdk-plugin"), ("no_prefill", "--no-prefill"),
                     ("runtime", "--runtime"), ("cuda_device", "--cuda-device"), ("cuda_lib", "--cuda-lib"),
-                    ("require_gpudirect", "--require-gpudirect")):
+                    ("require_gpudirect", "--require-gpudirect"), ("tcp_port", "--tcp-port"),
+                    ("hdr_digest", "--hdr-digest"), ("data_digest", "--data-digest")):
         if getattr(a, k):
             die("%s does not go with --failover (it runs qualify's failover job%s)" % (
                 name, "; its length is --failover-runtime" if k == "runtime" else
                 " with host memory" if k.startswith(("cuda", "require"))
+                else " over RDMA" if k.startswith(("tcp", "hdr", "data"))
                 else ", not a job matrix"))
     for k, v in DEFAULTS.items():
         if getattr(a, k) is None:

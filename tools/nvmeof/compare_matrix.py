@@ -157,8 +157,27 @@ def all_variants(io_queues, cuda=False):
     return v + ["kernel-libaio", "kernel-io_uring", "spdk"]
 
 
+# NVMe/TCP columns, asked for by name only (the default set stays RDMA): each against its RDMA
+# twin in the report's "RDMA vs TCP" table.  engine-tcp: the engine with transport=tcp in its
+# default completion mode; kernel-tcp: nvme connect -t tcp, fio libaio; spdk-tcp: SPDK's plugin
+# with trtype=TCP.
+RDMA_TWIN = {"engine-tcp": "engine-poll", "kernel-tcp": "kernel-libaio", "spdk-tcp": "spdk"}
+TCP_VARIANTS = tuple(RDMA_TWIN)
+
+
+def transport(name):
+    """The fabric a column runs over: "tcp" for the -tcp variants, else "rdma"."""
+    return "tcp" if initiator_of(name) in TCP_VARIANTS else "rdma"
+
+
+def rdma_twin(name):
+    """The RDMA column a TCP column is set against (same target), or None for an RDMA column."""
+    t = RDMA_TWIN.get(initiator_of(name))
+    return on_target(t, variant_target(name)) if t else None
+
+
 def known_variant(name):
-    if name in all_variants(True, True):
+    if name in all_variants(True, True) or name in TCP_VARIANTS:
         return True
     mode, qauto, mem = engine_parts(name)        # engine-MODE-qauto-gpu|staged: asked for by name
     return mode in ENGINE_MODES and qauto and mem is not None and name == "engine-%s-qauto-%s" % (mode, mem)
@@ -167,6 +186,8 @@ def known_variant(name):
 def engine_parts(name):
     """An engine variant's (completion mode, io_queues=auto, memory: None, "gpu" or "staged");
     (None, False, None) for another initiator."""
+    if initiator_of(name) == "engine-tcp":
+        return "poll", False, None      # the engine's default mode, over TCP
     parts = initiator_of(name).split("-")
     if parts[0] != "engine" or len(parts) < 2:
         return None, False, None

@@ -28,6 +28,8 @@ FORMATS = {"iops": "%.1f", "mib_s": "%.2f", "lat_p50_us": "%.3f", "lat_p90_us": 
 RATIOS = ("iops", "lat_p99_us", "cpu_us_per_io")
 # ratios to SPDK's plugin on the same target (its CPU is not measured: no CPU ratio)
 SPDK_RATIOS = ("iops", "lat_p99_us")
+# a TCP column against its RDMA twin (the "RDMA vs TCP" table)
+TCP_RATIOS = ("iops", "lat_p50_us", "lat_p99_us", "cpu_us_per_io")
 
 
 def fmt(key, v):
@@ -169,11 +171,19 @@ def aggregate(out):
             line[v] = cell
             cells.append(cell)
         b = line.get(base) if base else None
+        # a TCP column's kernel and SPDK ratios are to their TCP columns, where those ran
+        bt = line.get("kernel-tcp")
+        bt = bt if bt and bt["ok"] else b
         for v, cell in line.items():
+            tcp = cm.transport(v) == "tcp"
             # to the kernel initiator: on the target it ran against (nvmet) only
-            cell["ratio"] = _ratios(cell, b if cm.variant_target(v) == "nvmet" else None, RATIOS)
-            sb = line.get(cm.on_target("spdk", cm.variant_target(v)))
+            cell["ratio"] = _ratios(cell, (bt if tcp else b) if cm.variant_target(v) == "nvmet" else None, RATIOS)
+            sb = line.get(cm.on_target("spdk-tcp" if tcp else "spdk", cm.variant_target(v)))
             cell["ratio_spdk"] = _ratios(cell, sb if sb and sb["ok"] else None, SPDK_RATIOS)
+            tw = line.get(cm.rdma_twin(v)) if tcp else None
+            if tw is not None:
+                cell["rdma_twin"] = cm.rdma_twin(v)
+                cell["ratio_rdma"] = _ratios(cell, tw if tw["ok"] else None, TCP_RATIOS)
             # a GPU memory variant against the same engine variant with host memory
             hb = line.get(cm.host_twin(v)) if cm.host_twin(v) else None
             if hb is not None:
@@ -273,14 +283,21 @@ def _env_lines(env):
 def _target_line(plan):
     t = plan["target"]
     if not t.get("testbed"):
-        return "Target: real target (%s:%s, %s, nsid %s)%s." % (
-            t["traddr"], t["trsvcid"], t["subnqn"], t["nsid"],
-            ", kernel initiator on %s" % t["kernel_dev"] if t.get("kernel_dev") else "")
+        tcp = any(cm.transport(v) == "tcp" for v in plan.get("variants", []))
+        return "Target: real target (%s:%s%s, %s, nsid %s)%s%s." % (
+            t["traddr"], t["trsvcid"], ", NVMe/TCP port %s" % t.get("tcp_trsvcid") if tcp else "",
+            t["subnqn"], t["nsid"],
+            ", kernel initiator on %s" % t["kernel_dev"] if t.get("kernel_dev") else "",
+            ", kernel-tcp on %s" % t["kernel_tcp_dev"] if t.get("kernel_tcp_dev") else "")
     what = {"nvmet": "the Linux kernel's nvmet_rdma", "spdk-tgt": "SPDK's nvmf_tgt (columns named @spdk-tgt)"}
     ts = plan.get("targets") or {"nvmet": t}
+    tcp = any(cm.transport(v) == "tcp" for v in plan.get("variants", []))
     return "Targets: the testbed (qemu TCG, Soft-RoCE): %s." % "; ".join(
-        "%s (%s:%s, %s, nsid %s%s)" % (what[n], x["traddr"], x["trsvcid"], x["subnqn"], x["nsid"],
-                                       ", kernel initiator on %s" % x["kernel_dev"] if x.get("kernel_dev") else "")
+        "%s (%s:%s%s, %s, nsid %s%s%s)" % (
+            what[n], x["traddr"], x["trsvcid"], ", NVMe/TCP port %s" % x.get("tcp_trsvcid") if tcp else "",
+            x["subnqn"], x["nsid"],
+            ", kernel initiator on %s" % x["kernel_dev"] if x.get("kernel_dev") else "",
+            ", kernel-tcp on %s" % x["kernel_tcp_dev"] if x.get("kernel_tcp_dev") else "")
         for n, x in sorted(ts.items(), key=lambda kv: cm.TARGETS.index(kv[0])))
 
 
@@ -296,8 +313,10 @@ def markdown(plan, base, cells, made):
          "CPU percentage; CPU us/IO is the whole machine's non-idle CPU time over fio's I/O loop "
          "divided by the I/Os; ctx sw/IO is fio's context switches of its jobs (voluntary and "
          "involuntary) divided by the I/Os. Ratios are to %s on the same target (nvmet only), "
-         "and the spdk ratios to SPDK's fio plugin on the same target." % (
-             base or "the kernel initiator (none ran: no ratios)"), "",
+         "and the spdk ratios to SPDK's fio plugin on the same target%s." % (
+             base or "the kernel initiator (none ran: no ratios)",
+             "; a -tcp column's to kernel-tcp and spdk-tcp, where they ran"
+             if any(cm.transport(v) == "tcp" for v in plan["variants"]) else ""), "",
          "## Environment", ""]
     L += _env_lines(plan["env"])
     L += ["", "## Results", "",
@@ -395,6 +414,7 @@ def markdown(plan, base, cells, made):
             r = c["ratio_host"]
             L.append("| %s | %s | %s | %s | %s | %s |" % (c["variant"], c["row"], cm.host_twin(c["variant"]),
                                                           *[fmt("ratio", r.get(k)) for k in RATIOS]))
+    L += rdma_vs_tcp_md(plan, cells)
     cnt = [c for c in cells if any(c["counters"].values())]
     L += ["", "## RDMA counters", "",
           "Retransmission-type counters of the RDMA device (initiator and target together when they "
@@ -408,6 +428,37 @@ def markdown(plan, base, cells, made):
     else:
         L += ["", "(no plots: gnuplot not found, or no run succeeded)"]
     return "\n".join(L) + "\n"
+
+
+def rdma_vs_tcp_md(plan, cells):
+    """The "RDMA vs TCP" table: each TCP column next to its RDMA twin, row by row (medians), the
+    ratio TCP / RDMA after each pair; [] when no TCP column ran."""
+    tw = [c for c in cells if "ratio_rdma" in c]
+    if not tw:
+        return []
+    by = {(c["row"], c["variant"]): c for c in cells}
+    digests = plan.get("tcp_digests") or []
+    L = ["", "## RDMA vs TCP", "",
+         "Each NVMe/TCP column against the same initiator over RDMA on the same target (engine-tcp: "
+         "engine-poll, kernel-tcp: kernel-libaio, spdk-tcp: spdk), row by row: medians, and the ratio "
+         "TCP / RDMA (IOPS above 1: TCP faster; latency and CPU above 1: TCP slower or costlier).%s%s" % (
+             " TCP digests on: %s." % ", ".join(digests) if digests else "",
+             " In the testbed both run on the guest's CPUs (Soft-RoCE and TCP alike): compare ratios, "
+             "not the absolute numbers." if plan["target"].get("testbed") else ""), "",
+         "| row | TCP | RDMA | IOPS TCP | IOPS RDMA | ratio | p50 us TCP | p50 us RDMA | ratio "
+         "| p99 us TCP | p99 us RDMA | ratio | CPU us/IO TCP | CPU us/IO RDMA | ratio |",
+         "|---|---|---|" + "---:|" * 12]
+    for c in tw:
+        r = by.get((c["row"], c["rdma_twin"]))
+        if c["status"] in ("unavailable", "not run") or r is None:
+            L.append("| %s | %s | %s | %s: %s |%s" % (c["row"], c["variant"], c["rdma_twin"], c["status"],
+                                                        c["note"], " |" * 11))
+            continue
+        cols = []
+        for k in TCP_RATIOS:
+            cols += [fmt(k, c["median"][k]), fmt(k, r["median"][k]), fmt("ratio", c["ratio_rdma"][k])]
+        L.append("| %s | %s | %s | %s |" % (c["row"], c["variant"], c["rdma_twin"], " | ".join(cols)))
+    return L
 
 
 def text_table(plan, base, cells):
@@ -439,6 +490,14 @@ def text_table(plan, base, cells):
                 L.append("    %-26s %9s %10s %10s %10s" % (
                     h, fmt("iops", hm["iops"]), fmt("lat_p50_us", hm["lat_p50_us"]),
                     fmt("lat_p99_us", hm["lat_p99_us"]), fmt("lat_p99.9_us", hm["lat_p99.9_us"])))
+    tw = [c for c in cells if c.get("ratio_rdma")]
+    if tw:
+        L += ["", "== RDMA vs TCP: each TCP column's median over its RDMA twin's ==",
+              "  %-24s %-24s %-18s %7s %7s %7s %7s" % ("row", "TCP", "RDMA", "IOPS x", "p50 x", "p99 x", "CPU x")]
+        for c in tw:
+            r = c["ratio_rdma"]
+            L.append("  %-24s %-24s %-18s %7s %7s %7s %7s" % (
+                c["row"], c["variant"], c["rdma_twin"], *[fmt("ratio", r[k]) for k in TCP_RATIOS]))
     for w in plan["env"]["warnings"]:
         L.append("WARNING: " + w)
     return "\n".join(L) + "\n"

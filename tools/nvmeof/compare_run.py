@@ -152,18 +152,21 @@ def find_block_device(subnqn, nsid):
     return None
 
 
-def controllers(subnqn):
+def controllers(subnqn, transport="rdma"):
     return {os.path.basename(c) for c in glob.glob("/sys/class/nvme/nvme*")
-            if _read(c + "/subsysnqn") == subnqn and _read(c + "/transport") == "rdma"}
+            if _read(c + "/subsysnqn") == subnqn and _read(c + "/transport") == transport}
 
 
 class KernelInitiator:
-    """The kernel nvme-rdma initiator on the target's namespace: connected with nvme-cli unless
-    a controller of that subsystem is already there; disconnect() removes only the controllers
-    connect() made (called from a finally and on SIGINT/SIGTERM)."""
+    """The kernel initiator (nvme-rdma, or nvme-tcp with TRANSPORT "tcp") on the target's
+    namespace: connected with nvme-cli unless a controller of that subsystem is already there;
+    disconnect() removes only the controllers connect() made (called from a finally and on
+    SIGINT/SIGTERM).  DIGESTS ("header", "data"): NVMe/TCP digests asked of nvme connect."""
 
-    def __init__(self, target):
+    def __init__(self, target, transport="rdma", digests=()):
         self.t = target
+        self.transport = transport
+        self.digests = digests
         self.made = set()
         self.dev = None
         self.why = None
@@ -172,23 +175,32 @@ class KernelInitiator:
         t = self.t
         dev = find_block_device(t["subnqn"], t["nsid"])
         if dev:
+            # native multipath puts a second transport's controller under the same namespace:
+            # the column would measure whichever path the kernel picks, so refuse it
+            other = sorted(c for tr in ("rdma", "tcp") if tr != self.transport for c in controllers(t["subnqn"], tr))
+            if other:
+                self.why = "%s is connected over another transport (%s): kernel-%s would share its " \
+                           "namespace; disconnect it first" % (t["subnqn"], ",".join(other), self.transport)
+                return False
             self.dev = dev
             log("kernel initiator: %s already connected (%s), left connected afterwards" % (t["subnqn"], dev))
             return True
         if not shutil.which("nvme"):
             self.why = "nvme-cli (nvme) not found"
             return False
-        subprocess.run(["modprobe", "nvme-rdma"], capture_output=True)
-        before = controllers(t["subnqn"])
-        argv = ["nvme", "connect", "-t", "rdma", "-a", t["traddr"], "-s", str(t["trsvcid"]),
+        subprocess.run(["modprobe", "nvme-" + self.transport], capture_output=True)
+        before = controllers(t["subnqn"], self.transport)
+        port = t["tcp_trsvcid"] if self.transport == "tcp" else t["trsvcid"]
+        argv = ["nvme", "connect", "-t", self.transport, "-a", t["traddr"], "-s", str(port),
                 "-n", t["subnqn"]]
+        argv += ["--hdr_digest"] * ("header" in self.digests) + ["--data_digest"] * ("data" in self.digests)
         if t.get("hostnqn"):
             argv += ["-q", t["hostnqn"]]
         log("kernel initiator: " + " ".join(argv))
         try:
             p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         finally:
-            self.made = controllers(t["subnqn"]) - before
+            self.made = controllers(t["subnqn"], self.transport) - before
         if p.returncode != 0:
             self.why = "nvme connect failed: " + (p.stderr or p.stdout).strip().replace("\n", " ")[:200]
             return False
@@ -207,7 +219,14 @@ class KernelInitiator:
             p = subprocess.run(["nvme", "disconnect", "-d", c], capture_output=True, text=True, timeout=60)
             log("kernel initiator: nvme disconnect -d %s: %s" % (
                 c, "ok" if p.returncode == 0 else (p.stderr or p.stdout).strip()[:200]))
+        if self.made:
+            self.dev = None
         self.made = set()
+        # the namespace must be gone before the other transport connects (one head, two paths)
+        for _ in range(100):
+            if not find_block_device(self.t["subnqn"], self.t["nsid"]):
+                break
+            time.sleep(0.1)
 
 
 # ------------------------------------------------------------------ SPDK's target in the testbed
@@ -260,10 +279,15 @@ def job_text(row, variant, ctx, runtime, size):
          "group_reporting=1", "lat_percentiles=1", "percentile_list=%s" % PERCENTILE_LIST,
          "randrepeat=1", "norandommap=1"]
     kind = cm.variant_kind(variant)
+    tcp = cm.transport(variant) == "tcp"
     variant = cm.initiator_of(variant)
+    digests = (ctx.get("tcp_digests") or []) if tcp else []
+    port = t["tcp_trsvcid"] if tcp else t["trsvcid"]
     if kind == "engine":
         g += ["ioengine=external:%s" % ctx["engine"], "traddr=%s" % t["traddr"],
-              "trsvcid=%s" % t["trsvcid"], "subnqn=%s" % t["subnqn"], "nsid=%s" % t["nsid"]]
+              "trsvcid=%s" % port, "subnqn=%s" % t["subnqn"], "nsid=%s" % t["nsid"]]
+        if tcp:
+            g += ["transport=tcp"] + ["%s_digest=1" % ("hdr" if d == "header" else d) for d in digests]
         if t.get("hostnqn"):
             g.append("hostnqn=%s" % t["hostnqn"])
         mode, qauto, mem = cm.engine_parts(variant)
@@ -277,11 +301,14 @@ def job_text(row, variant, ctx, runtime, size):
             g.append("stop_grace=%d" % STOP_GRACE_MS)
         g += ctx.get("engine_opts") or []      # --engine-opt, checked by the plan
     elif kind == "kernel":
-        g += ["ioengine=%s" % variant.split("-", 1)[1], "filename=%s" % ctx["kernel_dev"], "direct=1"]
+        g += ["ioengine=%s" % ("libaio" if tcp else variant.split("-", 1)[1]),
+              "filename=%s" % ctx["kernel_tcp_dev" if tcp else "kernel_dev"], "direct=1"]
     elif kind == "spdk":
-        fn = "trtype=RDMA adrfam=IPv4 traddr=%s trsvcid=%s subnqn=%s ns=%s" % (
-            t["traddr"], t["trsvcid"], t["subnqn"].replace(":", "\\:"), t["nsid"])
+        fn = "trtype=%s adrfam=IPv4 traddr=%s trsvcid=%s subnqn=%s ns=%s" % (
+            "TCP" if tcp else "RDMA", t["traddr"], port, t["subnqn"].replace(":", "\\:"), t["nsid"])
         g += ["ioengine=spdk", "thread=1", "filename=%s" % fn]
+        if digests:
+            g.append("digest_enable=%s" % ("BOTH" if len(digests) == 2 else digests[0].upper()))
     # CPU hooks; not with SPDK's plugin preloaded: fio runs each hook through /bin/sh, which
     # inherits LD_PRELOAD and fails to load the plugin (it needs fio's symbols), failing the
     # run. Its rows go without CPU us/IO (summarize says so).
@@ -460,25 +487,31 @@ def execute(plan, out, args):
     open(manifest, "w").close()
     work = os.path.join(out, "runs")
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    kernel = KernelInitiator(target)
+    # one kernel initiator per transport its columns use; with both, only one is connected at a
+    # time (native multipath would make them two paths of one namespace): switched per run
+    ktr = [tr for tr in ("rdma", "tcp") if any(cm.variant_kind(v) == "kernel" and cm.transport(v) == tr
+                                               for v in variants)]
+    kernels = {tr: KernelInitiator(target, tr, (plan.get("tcp_digests") or ()) if tr == "tcp" else ())
+               for tr in ktr}
+    kernel = kernels.get("rdma") or kernels.get("tcp") or KernelInitiator(target)
     unavailable = {}
     failed = 0
-    ctx = {"engine": args.engine, "target": target, "kernel_dev": None, "engine_opts": plan.get("engine_opts"),
-           "cuda": plan.get("cuda"),
+    ctx = {"engine": args.engine, "target": target, "kernel_dev": None, "kernel_tcp_dev": None,
+           "engine_opts": plan.get("engine_opts"), "cuda": plan.get("cuda"), "tcp_digests": plan.get("tcp_digests"),
            "stop_grace": any(cm.variant_kind(v) == "engine" for v in variants)
            and engine_has_option(fio, args.engine, "stop_grace")}
     hosts = plan.get("hosts")
     if hosts:
         log("engine rows through fio's client/server mode on %s (CPU us/IO not measured)" % ",".join(hosts))
     try:
-        if any(cm.variant_kind(v) == "kernel" for v in variants):
+        if ktr:
             if kernel.connect():
-                ctx["kernel_dev"] = kernel.dev
-                target["kernel_dev"] = kernel.dev
+                ctx[_dev_key(kernel.transport)] = kernel.dev
+                target[_dev_key(kernel.transport)] = kernel.dev
             else:
                 log("kernel initiator unavailable: %s" % kernel.why)
                 for v in variants:
-                    if cm.variant_kind(v) == "kernel":
+                    if cm.variant_kind(v) == "kernel" and cm.transport(v) == kernel.transport:
                         unavailable[v] = kernel.why
                 failed += 1
             if "kernel-io_uring" in variants and ctx["kernel_dev"]:
@@ -510,6 +543,8 @@ def execute(plan, out, args):
                         unavailable[v] = why
             if plan["prefill"]:
                 pv = next((v for v in cols if v not in unavailable and cm.variant_kind(v) != "spdk"), None)
+                if pv and _kernel_switch(pv, kernels, ctx, tctx, target):
+                    pv = next((v for v in cols if v not in unavailable and cm.variant_kind(v) == "engine"), None)
                 if pv:
                     fill = cm.make_row("write", "128k", 8, 1, name="prefill")
                     text = job_text(fill, pv, tctx, 0, plan["size"]).replace("time_based=1\nruntime=0\n", "")
@@ -537,6 +572,17 @@ def execute(plan, out, args):
                         per = (sum(done_walls) / len(done_walls)) if done_walls else args.runtime + 10
                         log("[%d/%d] %s %s repeat %d/%d: elapsed %s, ~%s left" % (
                             n, total, v, row["name"], rep + 1, repeat, _hms(elapsed), _hms(per * left_runs)))
+                        why = _kernel_switch(v, kernels, ctx, tctx, target)
+                        if why:
+                            failed += 1
+                            rec.update(status="fail", note=why)
+                            # no second try per run: the later runs of its columns are unavailable
+                            for x in variants:
+                                if cm.variant_kind(x) == "kernel" and cm.transport(x) == cm.transport(v):
+                                    unavailable[x] = why
+                            _append(manifest, rec)
+                            log("  FAILED %s: %s" % (rid, why))
+                            continue
                         base = os.path.join(work, rid)
                         for ext in (".prerun", ".postrun"):
                             if os.path.exists(base + ext):
@@ -572,7 +618,8 @@ def execute(plan, out, args):
         log("interrupted (%s): stopping" % e)
         failed = -1
     finally:
-        kernel.disconnect()
+        for k in kernels.values():
+            k.disconnect()
         if "spdk-tgt" in (plan.get("targets") or {}) and target.get("testbed"):
             spdk_target("stop")
             save_spdk_target_log(out)
@@ -581,6 +628,28 @@ def execute(plan, out, args):
     if failed < 0:
         return 130
     return 1 if failed else 0
+
+
+def _dev_key(transport):
+    return "kernel_tcp_dev" if transport == "tcp" else "kernel_dev"
+
+
+def _kernel_switch(v, kernels, ctx, tctx, target):
+    """Before a run of column V: where the kernel initiator runs over both transports, the other
+    transport's controllers disconnected and V's connected (its block device in CTX and TCTX).
+    Returns None, or why V's kernel initiator is not there."""
+    if cm.variant_kind(v) != "kernel" or len(kernels) < 2:
+        return None
+    tr = cm.transport(v)
+    k, other = kernels[tr], kernels["rdma" if tr == "tcp" else "tcp"]
+    if other.made:
+        other.disconnect()
+        ctx[_dev_key(other.transport)] = tctx[_dev_key(other.transport)] = None
+    if not k.dev:
+        if not k.connect():
+            return "kernel initiator over %s unavailable: %s" % (tr, k.why)
+        ctx[_dev_key(tr)] = tctx[_dev_key(tr)] = target[_dev_key(tr)] = k.dev
+    return None
 
 
 def _append(path, rec):

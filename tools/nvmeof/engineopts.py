@@ -14,17 +14,20 @@ STOP_GRACE_MS = 10000
 
 
 def engine_has_option(fio, engine, name):
-    """True when the engine offers option NAME: fio --enghelp lists it (fio 3.33's enghelp cannot
-    load an external engine: then the option's name is looked for in the engine's binary), so an
-    older engine build can still be run."""
-    try:
-        p = subprocess.run([fio, "--enghelp=external:%s" % engine], capture_output=True, text=True, timeout=30)
+    """True when the engine offers option NAME: fio --enghelp lists it (fio 3.33 loads an external
+    engine for --enghelp only by its path, newer fio by external:PATH: both are asked).  Where
+    neither lists options the option's name is looked for in the engine's binary, so an older
+    engine build can still be run; not before, since a name like "transport" is also a string the
+    engine holds for other reasons."""
+    for spec in (engine, "external:%s" % engine):
+        try:
+            p = subprocess.run([fio, "--enghelp=%s" % spec], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            continue
         if p.returncode == 0 and re.search(r"^\s*%s\s*:" % re.escape(name), p.stdout, re.M):
             return True
-        if p.returncode == 0 and p.stdout.strip() and "not loadable" not in p.stdout + p.stderr:
-            return False
-    except (OSError, subprocess.SubprocessError):
-        pass
+        if p.returncode == 0 and re.search(r"^\w+\s+:", p.stdout, re.M):
+            return False                # it listed the engine's options, NAME not among them
     try:
         with open(engine, "rb") as f:
             return (name.encode() + b"\0") in f.read()

@@ -40,7 +40,7 @@ RAND_BS = "4k"
 ENGINE_OPTS_RESERVED = dict(
     engineopts.RESERVED, traddr="the paths: --traddr", host_traddr="the testbed's paths", mp_policy="--mp-policy",
     mp_stats="the failover run's record", ctrl_loss_tmo="the failover run", reconnect_delay="the failover run",
-    nvmeof_mem="--mem", cuda_device="--cuda-device", gpudirect="--gpudirect")
+    nvmeof_mem="--mem", cuda_device="--cuda-device", gpudirect="--gpudirect", transport="--transport")
 
 
 class Usage(Exception):
@@ -86,6 +86,9 @@ def build_parser():
     t.add_argument("--dev", help="kernel initiator: an already connected block device (no nvme connect)")
     p.add_argument("--initiator", choices=("engine", "kernel"), default="engine",
                    help="engine (this project's fio engine, default) or kernel (nvme-rdma, fio libaio)")
+    p.add_argument("--transport", choices=("rdma", "tcp"), default="rdma",
+                   help="the engine's fabric: rdma (default) or tcp (the engine's transport=tcp on every run; "
+                        "the testbed's TCP port, or --trsvcid on a real target)")
     p.add_argument("--hosts", metavar="H1,H2:PORT,...",
                    help="run every workload on all these hosts at once through fio's client/server mode "
                         "(each runs `fio --server` and connects to --traddr itself): gates on the combined "
@@ -196,6 +199,16 @@ def check_args(a):
     check_failover_args(a)
     if a.initiator == "engine" and not os.path.exists(a.engine):
         raise Usage("engine %s not found (run make)" % a.engine)
+    if a.transport == "tcp":
+        if a.initiator != "engine":
+            raise Usage("--transport tcp is for --initiator engine (the kernel initiator's fabric is the testbed's "
+                        "nvme connect, or the --dev you connected)")
+        if "failover" in a.wl:
+            raise Usage("--transport tcp: the failover workload makes its second path over RDMA; leave it out "
+                        "of --workloads")
+        if not engine_has_option(a.fio, a.engine, "transport"):
+            raise Usage("--transport tcp: the engine %s has no transport option (fio --enghelp does not list it: "
+                        "an engine without NVMe/TCP)" % a.engine)
     check_mem_args(a)
     a.engine_opts = []
     if a.engine_opt:
@@ -371,6 +384,8 @@ class Runner:
                 args.append("--host_traddr=" + ",".join(a.host_traddrs))
             if self.stop_grace:
                 args.append("--stop_grace=%d" % STOP_GRACE_MS)
+            if a.transport == "tcp":
+                args.append("--transport=tcp")
             return args + ["--%s=%s" % kv for kv in a.cuda_opts + a.engine_opts]
         direct = 1 if os.path.exists(self.dev) and not os.path.isfile(self.dev) else 0
         return ["--ioengine=libaio", "--direct=%d" % direct, "--filename=" + self.dev]
@@ -817,7 +832,7 @@ def build_report(a, r, workloads, gates):
     return {
         "tool": "nvmeof-qualify", "verdict": verdict,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "target": target_desc(a), "initiator": a.initiator, "hosts": a.host_list,
+        "target": target_desc(a), "initiator": a.initiator, "transport": a.transport, "hosts": a.host_list,
         "settings": {"engine_opts": ["%s=%s" % kv for kv in a.engine_opts],
                      "mem": a.mem, "cuda_device": a.cuda_device, "gpudirect": a.gpudirect, "cuda_lib": a.cuda_lib,
                      "require_gpudirect": a.require_gpudirect,
@@ -1061,7 +1076,8 @@ def write_report(out, rep):
     if t.get("testbed"):
         tdesc += " (built-in testbed)"
     s = rep["settings"]
-    L += ["- target: %s" % tdesc, "- initiator: %s%s%s%s" % (rep["initiator"], mem, " on the fio servers %s" % ", ".join(
+    L += ["- target: %s" % tdesc, "- initiator: %s over NVMe/%s%s%s%s" % (
+              rep["initiator"], {"tcp": "TCP"}.get(rep.get("transport"), "RDMA"), mem, " on the fio servers %s" % ", ".join(
               rep["hosts"]) if rep.get("hosts") else "", "; engine options: `%s`" % " ".join(s["engine_opts"])
               if s.get("engine_opts") else ""),
           "- working set: %s; precondition: %s; rounds: up to %d of %d s; sequential/QD1 runs: %d s; "
@@ -1289,7 +1305,7 @@ def run_testbed(a, argv):
     gargs = ["--in-testbed", "--initiator", a.initiator, "--size", str(a.size_bytes),
              "--precondition", a.precondition, "--rounds-max", str(a.rounds_max), "--round-time", str(a.round_time),
              "--runtime", str(a.runtime), "--qd", str(a.qd), "--seq-qd", str(a.seq_qd), "--workloads", ",".join(a.wl),
-             "--engine", os.path.abspath(a.engine), "--fio", a.fio]
+             "--engine", os.path.abspath(a.engine), "--fio", a.fio, "--transport", a.transport]
     if a.gates:
         gargs += ["--gates", os.path.abspath(a.gates)]
     if a.hostnqn:
@@ -1360,7 +1376,7 @@ def run_local(a, gates):
     os.makedirs(out, exist_ok=True)
     if a.in_testbed:
         a.traddr = a.traddr or os.environ["TARGET_IP"]
-        a.trsvcid = os.environ.get("TARGET_PORT", a.trsvcid)
+        a.trsvcid = os.environ.get("TARGET_TCP_PORT" if a.transport == "tcp" else "TARGET_PORT", a.trsvcid)
         a.subnqn = a.subnqn or os.environ["NQN"]
         a.paths = qualify_failover.parse_paths(a.traddr, str(a.trsvcid))
         if a.initiator == "kernel" and "failover" in a.wl:
@@ -1406,9 +1422,9 @@ def run_local(a, gates):
                 return EX_FAIL
             a.dev = dev
             say("kernel initiator: %s is %s" % (" ".join(ctrls), dev))
-        say("qualifying %s with the %s initiator, working set %s -> %s" % (
+        say("qualifying %s with the %s initiator%s, working set %s -> %s" % (
             a.dev or "%s %s ns %d" % (",".join(qualify_failover.path_name(x) for x in a.paths), a.subnqn, a.nsid),
-            a.initiator,
+            a.initiator, " over NVMe/TCP" if a.transport == "tcp" else "",
             human(a.size_bytes), out))
         rep = qualify(a, out, gates)
     finally:

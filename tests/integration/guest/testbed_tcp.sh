@@ -3,7 +3,8 @@
 # tests/integration/testbed_tcp.sh): the kernel target's TCP port ($TARGET_TCP_PORT, beside its
 # RDMA port on the same address) and, with --spdk, SPDK's ($SPDK_TCP_PORT).  For each target:
 # the kernel initiator (nvme connect -t tcp) with fio libaio verify on its block device, then
-# disconnect; SPDK's fio plugin (trtype=TCP) writing, then verifying.  SPDK's log is checked for warnings.
+# disconnect; SPDK's fio plugin (trtype=TCP) writing, then verifying.  SPDK's log is checked
+# for warnings.
 . "$(dirname "$0")/lib.sh"
 V="--verify=crc32c --do_verify=1 --verify_fatal=1"
 if [ -s /etc/nvme/hostnqn ]; then HOSTNQN=$(cat /etc/nvme/hostnqn)
@@ -25,7 +26,8 @@ else
 	ok "kernel-tcp-port: nvmet port ${tcp_port_dir##*/} tcp $TARGET_IP:$TARGET_TCP_PORT with $NQN and $NQN2, listening"
 fi
 
-# tcp_ns NQN NSID: the kernel initiator's /dev/nvmeXnY of NSID of NQN, on a TCP controller
+# tcp_ns NQN NSID: the kernel initiator's /dev/nvmeXnY of NSID of NQN (kernel_tcp asserts that
+# its controller is a TCP one)
 tcp_ns() {
 	local d
 	for d in /sys/block/nvme*n*; do
