@@ -94,7 +94,7 @@ c kato-over-max         'nvmeof: kato=3600001 is out of range'                  
 c ctrl_loss_tmo-neg     'nvmeof: ctrl_loss_tmo=-1 is out of range: give 0..86400000' $S --ctrl_loss_tmo=-1
 c reconnect_delay-0     'nvmeof: reconnect_delay=0 is out of range: give 10..3600000' $S --reconnect_delay=0
 c two-subsystems        'nvmeof: bad: names two subsystems'                      "--filename=$TID1:$TID2"
-c trid-tcp              "nvmeof: bad: filename .*: transport ID: trtype=TCP is not supported" "--filename=trtype=TCP traddr=$TARGET_IP subnqn=$(esc "$NQN")"
+c trid-fc               "nvmeof: bad: filename .*: transport ID: trtype=FC is not supported" "--filename=trtype=FC traddr=$TARGET_IP subnqn=$(esc "$NQN")"
 c trid-unknown-key      "nvmeof: bad: filename .*: transport ID: unknown key 'namespace'" "--filename=$TID1 namespace=2"
 c trid-missing-equals   "nvmeof: bad: filename .*: transport ID: 'traddr' is not key=value" "--filename=trtype=RDMA traddr subnqn=$(esc "$NQN")"
 c trid-key-twice        'nvmeof: bad: filename .*: transport ID: ns is given twice'      "--filename=$TID1 ns=2"

@@ -27,8 +27,8 @@ expect_fail offset-not-lba-multiple 'nvmeof: e: offset 512 is not a multiple' \
 	$E --traddr=$TARGET_IP --subnqn=$NQN --name=e --rw=read --bs=4k --size=1m --offset=512
 expect_fail two-subsystems 'nvmeof: e: names two subsystems' $E \
 	"--filename=trtype=RDMA traddr=$TARGET_IP subnqn=${NQN//:/\\:} ns=1:trtype=RDMA traddr=$TARGET_IP subnqn=${NQN2//:/\\:} ns=1" $J
-expect_fail bad-trid 'nvmeof: e: filename .*trtype=TCP is not supported' $E \
-	"--filename=trtype=TCP traddr=$TARGET_IP subnqn=${NQN//:/\\:}" $J
+expect_fail bad-trid 'nvmeof: e: filename .*trtype=PCIe is not supported' $E \
+	"--filename=trtype=PCIe traddr=$TARGET_IP subnqn=${NQN//:/\\:}" $J
 # I/O past the end of the namespace: fio sizes the file from Identify Namespace and would
 # silently do nothing for a job that starts beyond it; the engine refuses it at init.
 ns_bytes=$((NS_MB * 1024 * 1024))
