@@ -1,5 +1,4 @@
 /* nvmf_rdma.c - NVMe/RDMA queue: RDMA CM connect/disconnect and verbs transport. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,35 +11,13 @@
 #include "nvmf_err.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
+#include "nvmf_trid.h"
 
 #define NVMF_RDMA_MAX_RD_ATOM 16
 
 /* Into the caller's buffer (if any), the first failure's reason only. */
 #define nvmf_rdma_errf(rq, rc, ...) \
 	nvmf_errf(nvmf_err_unset((rq)->err, (rq)->errlen), (rq)->errlen, (rc), __VA_ARGS__)
-
-static const char *nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
-
-	if (sa && sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		port = ntohs(in->sin_port);
-		snprintf(buf, len, "%s:%u", host, port);
-	} else if (sa && sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		port = ntohs(in6->sin6_port);
-		snprintf(buf, len, "[%s]:%u", host, port);
-	} else {
-		snprintf(buf, len, "?");
-	}
-	return buf;
-}
 
 /* IB CM REJ reason codes (IBTA spec, the REJ message's Reason field), as RDMA CM reports them
  * in the REJECTED event's status for non-consumer rejects. */
@@ -1020,11 +997,9 @@ static void nvmf_fab_rdma_addrs(struct nvmf_queue *q, struct sockaddr_storage *l
 	memset(local, 0, sizeof(*local));
 	memset(peer, 0, sizeof(*peer));
 	if (l)
-		memcpy(local, l, l->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-							  : sizeof(struct sockaddr_in));
+		memcpy(local, l, nvmf_sockaddr_len(l));
 	if (r)
-		memcpy(peer, r, r->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-							 : sizeof(struct sockaddr_in));
+		memcpy(peer, r, nvmf_sockaddr_len(r));
 }
 
 const struct nvmf_fabric nvmf_fabric_rdma = {

@@ -10,7 +10,6 @@
  * buffer, C2HData payloads straight into the command's buffer.  Completions go to the queue as
  * the verbs would report them: a SEND completion once a capsule's last byte was written, a
  * RECV completion with the CQE in one of the receive buffers the queue handed over. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,12 +21,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "nvmf_crc32c.h"
 #include "nvmf_err.h"
 #include "nvmf_tcp.h"
+#include "nvmf_trid.h"
 
 #define NVMF_TCP_TX_HDR_MAX  128   /* CapsuleCmd 72 + digest 4, padded to CPDA 31's 128 */
 #define NVMF_TCP_RX_HDR_MAX  256   /* PDO is one byte: header, digest and padding fit */
@@ -120,28 +119,6 @@ struct nvmf_tcp_queue {
 static struct nvmf_tcp_queue *nvmf_tcp_of(struct nvmf_queue *q)
 {
 	return (struct nvmf_tcp_queue *)q;   /* q is the first member */
-}
-
-static const char *nvmf_tcp_addr_str(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-
-	if (sa && sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		snprintf(buf, len, "%s:%u", host, ntohs(in->sin_port));
-	} else if (sa && sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else if (sa && sa->sa_family == AF_UNIX) {
-		snprintf(buf, len, "a local socket");
-	} else {
-		snprintf(buf, len, "?");
-	}
-	return buf;
 }
 
 /* The queue is lost with msg (the first failure's stays), and the socket shut so that nothing
@@ -950,9 +927,9 @@ int nvmf_tcp_queue_create_fd(struct nvmf_queue **out, int fd, const struct nvmf_
 	tq->fd = fd;
 	tq->use_events = p->use_events;
 	if (p->dst)
-		nvmf_tcp_addr_str(p->dst, tq->addr, sizeof(tq->addr));
+		nvmf_sockaddr_str(p->dst, tq->addr, sizeof(tq->addr));
 	else if (!getpeername(fd, (struct sockaddr *)&ss, &sl))
-		nvmf_tcp_addr_str((struct sockaddr *)&ss, tq->addr, sizeof(tq->addr));
+		nvmf_sockaddr_str((struct sockaddr *)&ss, tq->addr, sizeof(tq->addr));
 	else
 		snprintf(tq->addr, sizeof(tq->addr), "?");
 	/* The Connect data (1024 bytes) always fits: without a limit from the lane, the admin
@@ -998,11 +975,6 @@ fail:
 	return rc;
 }
 
-static socklen_t nvmf_tcp_sockaddr_len(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-}
-
 static int nvmf_tcp_create(struct nvmf_queue **out, const struct nvmf_fabric_params *p, char *err,
 			   size_t errlen)
 {
@@ -1011,7 +983,7 @@ static int nvmf_tcp_create(struct nvmf_queue **out, const struct nvmf_fabric_par
 	socklen_t sl = sizeof(soerr);
 
 	*out = NULL;
-	nvmf_tcp_addr_str(p->dst, addr, sizeof(addr));
+	nvmf_sockaddr_str(p->dst, addr, sizeof(addr));
 	if (!p->dst || (p->dst->sa_family != AF_INET && p->dst->sa_family != AF_INET6))
 		return nvmf_errf(err, errlen, -EAFNOSUPPORT, "NVMe/TCP connection to %s: not an IPv4 "
 				 "or IPv6 address", addr);
@@ -1019,13 +991,13 @@ static int nvmf_tcp_create(struct nvmf_queue **out, const struct nvmf_fabric_par
 	if (fd < 0)
 		return nvmf_errf(err, errlen, -errno, "NVMe/TCP connection to %s: socket: %s", addr,
 				 strerror(errno));
-	if (p->src && bind(fd, p->src, nvmf_tcp_sockaddr_len(p->src)) < 0) {
+	if (p->src && bind(fd, p->src, nvmf_sockaddr_len(p->src)) < 0) {
 		rc = nvmf_errf(err, errlen, -errno, "NVMe/TCP connection to %s: bind to %s: %s (check "
-			       "host_traddr)", addr, nvmf_tcp_addr_str(p->src, src, sizeof(src)),
+			       "host_traddr)", addr, nvmf_sockaddr_str(p->src, src, sizeof(src)),
 			       strerror(errno));
 		goto fail;
 	}
-	if (connect(fd, p->dst, nvmf_tcp_sockaddr_len(p->dst)) < 0) {
+	if (connect(fd, p->dst, nvmf_sockaddr_len(p->dst)) < 0) {
 		if (errno != EINPROGRESS) {
 			rc = nvmf_errf(err, errlen, -errno, "NVMe/TCP connection to %s: connect: %s",
 				       addr, strerror(errno));

@@ -23,6 +23,13 @@ int nvmf_trid_parse(const char *s, struct nvmf_trid *t, char *err, size_t errlen
  * name and wrap 70000 to 4464).  1: valid. */
 int nvmf_port_valid(const char *s);
 
+/* A socket address in words for messages: "ADDR:PORT", "[V6ADDR]:PORT", "a local socket"
+ * (AF_UNIX, the tests' socketpairs) or "?"; returns buf.  Both transports name their peer so. */
+struct sockaddr;
+const char *nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len);
+/* The length of an AF_INET or AF_INET6 address (bind, connect, copies). */
+unsigned nvmf_sockaddr_len(const struct sockaddr *sa);
+
 /* One path's address: where a controller of the subsystem listens. */
 struct nvmf_addr {
 	char traddr[256];
