@@ -1258,9 +1258,10 @@ static void *listener_thread(void *arg)
 	if (fd < 0)
 		return NULL;
 	if (tgt_read(NULL, fd, l->icreq, sizeof(l->icreq)) == 0) {
+		/* before the ICResp goes out: the host's create returns as soon as it has it */
+		__atomic_store_n(&l->ok, 1, __ATOMIC_RELEASE);
 		icresp_bytes(ic, 0, 0, 0, 131072);
 		tgt_write(fd, ic, sizeof(ic));
-		l->ok = 1;
 	}
 	/* keep the connection until the host closes it */
 	while (read(fd, ic, sizeof(ic)) > 0)
@@ -1309,7 +1310,7 @@ static void test_connect_loopback(void)
 	if (!rc) {
 		char why[160] = "";
 
-		CHECK(l.ok);
+		CHECK(__atomic_load_n(&l.ok, __ATOMIC_ACQUIRE));
 		CHECK_EQ(l.icreq[0], 0);
 		CHECK_EQ(l.icreq[2], 128);
 		nvmf_fabric_tcp.addrs(q, &local, &peer);
