@@ -93,8 +93,15 @@ peer() {   # peer NAME TRANSPORT-ID fio-args...: the plugin's verified job must 
 }
 peer plugin-spdk-target "trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$SPDK_PORT subnqn=$(esc "$SPDK_NQN") ns=1" \
 	--name=p --rw=randwrite --bssplit=4k/50:128k/50 --size=16m --iodepth=16 $V
-peer plugin-kernel-target "trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$TARGET_PORT subnqn=$(esc "$NQN") ns=1" \
-	--name=p --rw=randwrite --bssplit=4k/50:128k/50 --size=16m --iodepth=16 $V
+# On the kernel target, written by one fio and verified by a second: in one fio the plugin
+# frees its queue before the verify pass and connects qid 1 again at once, which nvmet, still
+# releasing the old queue in the background, refuses ("qid 1 has already been created"; all
+# three tries failed in a run on a loaded machine).  A fio of its own gets a new controller.
+kernel_trid="trtype=RDMA adrfam=IPv4 traddr=$TARGET_IP trsvcid=$TARGET_PORT subnqn=$(esc "$NQN") ns=1"
+plugin_fio plugin-kernel-target-write w --ioengine=spdk --thread=1 --filename="$kernel_trid" \
+	--name=p --rw=write --bs=128k --size=16m --iodepth=16 --verify=crc32c --do_verify=0
+plugin_fio plugin-kernel-target-verify r --ioengine=spdk --thread=1 --filename="$kernel_trid" \
+	--name=p --rw=read --bs=128k --size=16m --iodepth=16 --verify=crc32c --verify_fatal=1
 # what the engine wrote, the plugin verifies (fio's verify_only: the same job, nothing written)
 run_fio cross-engine-writes w $S --name=x --rw=write --bs=128k --size=8m --iodepth=8 \
 	--verify=crc32c --do_verify=0
@@ -121,36 +128,52 @@ bg() {
 	PID=$!
 	lanes_up "$name"
 }
-# SIGKILL of nvmf_tgt mid-run: fio ends within the bound, non-zero, saying why, nothing left
-bg kill-target $S --name=kt --rw=randrw --bs=16k --size=8m --offset_increment=8m --numjobs=2 \
-	--iodepth=8 --time_based --runtime=120 --io_timeout=3000
-sleep 2
-spdk-target kill; t0=$(now_ms)
-wait $PID; rc=$?; took=$(( $(now_ms) - t0 ))
-L=$WORK/kill-target.log
-if [ $rc != 0 ] && [ $rc -lt 124 ] && [ $took -lt 15000 ] && grep -qE '^nvmeof: kt: .*(lane failed|connection lost)' "$L" &&
-   ! pgrep -f -- '--name=kt ' >/dev/null; then
-	ok "kill-target: rc $rc, fio ended ${took} ms after SIGKILL (bound 15000 ms): $(grep -m1 -E '^nvmeof: kt: .*(lane failed|connection lost)' "$L" | cut -c1-160)"
-else
-	bad kill-target "rc $rc, ${took} ms after SIGKILL, $(pgrep -fc -- '--name=kt ') process(es) left"
-	sed 's/^/    | /' "$L" | tail -8; pkill -9 -f -- '--name=kt '
-fi
-spdk-target start >/dev/null 2>&1 || bad "restart after kill" "$(spdk-target logs | tail -5)"
-# killed and restarted while a verified write runs: the lanes reconnect, verify passes
-# (the AIO namespace: its data outlives the restart; the malloc ones start empty again)
-bg kill-restart $S2 --name=kr --rw=randwrite --bs=16k --size=16m --iodepth=8 --rate_iops=200 $V \
-	--ctrl_loss_tmo=90000 --reconnect_delay=1000 --retry_on_reconnect=1 --io_timeout=5000
-sleep 2
-spdk-target kill
-sleep 1
-spdk-target start >/dev/null 2>&1 || bad "restart mid-job" "$(spdk-target logs | tail -5)"
-wait $PID; rc=$?
-L=$WORK/kill-restart.log
-if [ $rc = 0 ] && grep -q 'nvmeof: kr: reconnected after' "$L" && $CHECK_JSON "$WORK/kill-restart.json" rw >/dev/null; then
-	ok "kill-restart: rc 0, verify clean: $(grep -m1 'reconnected after' "$L" | cut -c1-160)"
-else
-	bad kill-restart "rc $rc, $(grep -c 'reconnected after' "$L") reconnect line(s)"; sed 's/^/    | /' "$L" | tail -8
-fi
+# kill_target NAME JOB fio-args: SIGKILL of nvmf_tgt mid-run: fio ends within the bound,
+# non-zero, saying why, nothing left; nvmf_tgt started again after
+kill_target() {
+	local name=$1 job=$2 rc took t0 L
+	shift 2
+	bg "$name" "$@" --name="$job" --rw=randrw --bs=16k --size=8m --offset_increment=8m --numjobs=2 \
+		--iodepth=8 --time_based --runtime=120 --io_timeout=3000
+	sleep 2
+	spdk-target kill; t0=$(now_ms)
+	wait $PID; rc=$?; took=$(( $(now_ms) - t0 ))
+	L=$WORK/$name.log
+	if [ $rc != 0 ] && [ $rc -lt 124 ] && [ $took -lt 15000 ] &&
+	   grep -qE "^nvmeof: $job: .*(lane failed|connection lost)" "$L" && ! pgrep -f -- "--name=$job " >/dev/null; then
+		ok "$name: rc $rc, fio ended ${took} ms after SIGKILL (bound 15000 ms): $(grep -m1 -E "^nvmeof: $job: .*(lane failed|connection lost)" "$L" | cut -c1-160)"
+	else
+		bad "$name" "rc $rc, ${took} ms after SIGKILL, $(pgrep -fc -- "--name=$job ") process(es) left"
+		sed 's/^/    | /' "$L" | tail -8; pkill -9 -f -- "--name=$job "
+	fi
+	spdk-target start >/dev/null 2>&1 || bad "restart after $name" "$(spdk-target logs | tail -5)"
+}
+# kill_restart NAME JOB fio-args: killed and restarted while a verified write runs: the lanes
+# reconnect, verify passes (the AIO namespace: its data outlives the restart; the malloc ones
+# start empty again)
+kill_restart() {
+	local name=$1 job=$2 rc L
+	shift 2
+	bg "$name" "$@" --name="$job" --rw=randwrite --bs=16k --size=16m --iodepth=8 --rate_iops=200 $V \
+		--ctrl_loss_tmo=90000 --reconnect_delay=1000 --retry_on_reconnect=1 --io_timeout=5000
+	sleep 2
+	spdk-target kill
+	sleep 1
+	spdk-target start >/dev/null 2>&1 || bad "restart mid-job ($name)" "$(spdk-target logs | tail -5)"
+	wait $PID; rc=$?
+	L=$WORK/$name.log
+	if [ $rc = 0 ] && grep -q "nvmeof: $job: reconnected after" "$L" && $CHECK_JSON "$WORK/$name.json" rw >/dev/null; then
+		ok "$name: rc 0, verify clean: $(grep -m1 'reconnected after' "$L" | cut -c1-160)"
+	else
+		bad "$name" "rc $rc, $(grep -c 'reconnected after' "$L") reconnect line(s)"; sed 's/^/    | /' "$L" | tail -8
+	fi
+}
+kill_target kill-target kt $S
+kill_restart kill-restart kr $S2
+# the same over NVMe/TCP: the lane learns of the kill from the socket (its end, or a reset)
+kill_target kill-target-tcp ktt $ST
+kill_restart kill-restart-tcp krt --ioengine=external:$ENG --transport=tcp --traddr=$TARGET_IP \
+	--trsvcid=$SPDK_TCP_PORT --subnqn=$SPDK_NQN2
 # SIGINT to fio against a live SPDK target: fio stops at once, its JSON written, nothing left
 fio $S --name=si --rw=randread --bs=4k --size=16m --iodepth=16 --time_based --runtime=120 --eta=never \
 	--output-format=json --output="$WORK/sigint.json" >"$WORK/sigint.log" 2>&1 &
