@@ -112,6 +112,7 @@ struct nvmf_tcp_queue {
 	uint8_t             *rxbuf;
 	size_t               rx_pos;
 	size_t               rx_end;
+	struct nvmf_xport_stats st;
 	int                  dead;          /* __atomic: failed or shut off; no more I/O on fd */
 	int                  killed;        /* __atomic: kill() */
 	int                  kill_err;      /* __atomic: kill_why() (kill_why written first) */
@@ -207,8 +208,9 @@ static void nvmf_tcp_term_send(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t
 	memset(&m, 0, sizeof(m));
 	m.msg_iov = iov;
 	m.msg_iovlen = n;
-	while (sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR)
-		;
+	do
+		tq->st.tx_calls++;
+	while (sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR);
 }
 
 /* The controller sent a PDU the host refuses: the controller hears why (H2CTermReq), then the
@@ -355,6 +357,7 @@ static int nvmf_tcp_tx_flush(struct nvmf_tcp_queue *tq)
 		memset(&m, 0, sizeof(m));
 		m.msg_iov = tq->iov;
 		m.msg_iovlen = niov;
+		tq->st.tx_calls++;
 		w = sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -763,6 +766,7 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 	case NVMF_TCP_RX_DATA:
 		k = avail < tq->rx_left ? avail : tq->rx_left;
 		memcpy(tq->rx_dst, p, k);
+		tq->st.rx_copied += k;
 		tq->rx_pos += k;
 		return nvmf_tcp_data_in(tq, k);
 	case NVMF_TCP_RX_DDGST:
@@ -815,6 +819,7 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 	}
 	iov[n].iov_base = tq->rxbuf;
 	iov[n++].iov_len = NVMF_TCP_RXBUF;
+	tq->st.rx_calls++;
 	r = readv(tq->fd, iov, (int)n);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
@@ -824,6 +829,7 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 		return r;
 	}
 	k1 = (size_t)r < tq->rx_left ? (size_t)r : tq->rx_left;
+	tq->st.rx_direct += k1;
 	if ((rc = nvmf_tcp_data_in(tq, k1)))
 		return rc;
 	if (tq->rx_state == NVMF_TCP_RX_DDGST) {
@@ -1331,6 +1337,16 @@ void nvmf_tcp_queue_negotiated(struct nvmf_queue *q, struct nvmf_tcp_negotiated 
 	n->ddgst = tq->ddgst;
 }
 
+static void nvmf_tcp_stats(struct nvmf_queue *q, struct nvmf_xport_stats *st)
+{
+	const struct nvmf_tcp_queue *tq = nvmf_tcp_of(q);
+
+	st->rx_calls += tq->st.rx_calls;
+	st->tx_calls += tq->st.tx_calls;
+	st->rx_copied += tq->st.rx_copied;
+	st->rx_direct += tq->st.rx_direct;
+}
+
 const struct nvmf_fabric nvmf_fabric_tcp = {
 	.name       = "tcp",
 	.trtype     = NVMF_TRTYPE_TCP,
@@ -1346,4 +1362,5 @@ const struct nvmf_fabric nvmf_fabric_tcp = {
 	.wait       = nvmf_tcp_wait,
 	.sets_wait  = nvmf_tcp_sets_wait,
 	.addrs      = nvmf_tcp_addrs,
+	.stats      = nvmf_tcp_stats,
 };

@@ -1178,6 +1178,105 @@ static void test_short_sends(void)
 	}
 }
 
+static void stats_of(struct nvmf_queue *q, struct nvmf_xport_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	nvmf_fabric_tcp.stats(q, st);
+}
+
+/* The data path's counters, exactly, over a scripted exchange: every readv and sendmsg, and
+ * where each C2HData byte went (copied out of the receive buffer, or read straight in). */
+static void test_stats(void)
+{
+	struct conn_opts o = { 0 };
+	uint8_t cap[80], pdu[8192 + 64], d[4096], w[8192], h2c[24];
+	struct nvmf_xport_stats st;
+	struct nvmf_req *r;
+	struct gbuf g;
+	struct conn c;
+	size_t n;
+
+	if (conn_open(&c, &o))
+		return;
+	/* the ICReq/ICResp exchange is not the data path */
+	stats_of(c.q, &st);
+	CHECK_EQ(st.rx_calls, 0);
+	CHECK_EQ(st.tx_calls, 0);
+	gbuf_init(&g, 4096);
+	pattern(d, sizeof(d), 3);
+
+	/* a read whose data and response come in one piece: one sendmsg for the capsule; one
+	 * readv takes it all, the data copied out of the receive buffer; one more finds nothing */
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	n = pdu_c2h(pdu, 0, 0, r->cid, 0, d, 4096, 0x04);
+	n += pdu_rsp(pdu + n, 0, r->cid, 0);
+	tgt_write(c.tfd, pdu, n);
+	CHECK_EQ(nvmf_queue_process(c.q), 1);
+	CHECK(r->state == NVMF_REQ_COMPLETE);
+	CHECK(memcmp(g.p, d, 4096) == 0);
+	nvmf_queue_put(c.q, r);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 1);
+	CHECK_EQ(st.rx_calls, 2);
+	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_direct, 0);
+
+	/* the header alone first (one readv with it, one empty), then data and response: one
+	 * readv puts the data straight into the buffer and the response into the receive
+	 * buffer, one more finds nothing */
+	memset(g.p, 0, 4096);
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	n = pdu_c2h(pdu, 0, 0, r->cid, 0, d, 4096, 0x04);
+	n += pdu_rsp(pdu + n, 0, r->cid, 0);
+	tgt_write(c.tfd, pdu, 24);
+	CHECK_EQ(nvmf_queue_process(c.q), 0);
+	tgt_write(c.tfd, pdu + 24, n - 24);
+	CHECK_EQ(nvmf_queue_process(c.q), 1);
+	CHECK(r->state == NVMF_REQ_COMPLETE);
+	CHECK(memcmp(g.p, d, 4096) == 0);
+	CHECK(gbuf_guards_ok(&g));
+	nvmf_queue_put(c.q, r);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 2);
+	CHECK_EQ(st.rx_calls, 6);
+	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_direct, 4096);
+
+	/* a write by R2T: the capsule (one sendmsg); the R2T (a readv, an empty one), answered
+	 * with one sendmsg of H2CData; the response (a readv, an empty one).  No C2HData. */
+	pattern(w, sizeof(w), 6);
+	r = submit_rw(c.q, NVME_CMD_WRITE, w, sizeof(w), 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, r->cid, 3, 0, sizeof(w)));
+	CHECK_EQ(nvmf_queue_process(c.q), 0);
+	CHECK(tgt_read(NULL, c.tfd, h2c, 24) == 0);
+	CHECK_EQ(h2c[0], 0x06);
+	CHECK(tgt_read(NULL, c.tfd, pdu, sizeof(w)) == 0);
+	CHECK(memcmp(pdu, w, sizeof(w)) == 0);
+	tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
+	CHECK_EQ(nvmf_queue_process(c.q), 1);
+	nvmf_queue_put(c.q, r);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 4);
+	CHECK_EQ(st.rx_calls, 10);
+	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_direct, 4096);
+
+	/* a refused PDU: the H2CTermReq is one more sendmsg */
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	expect_fatal(&c, pdu, pdu_c2h(pdu, 0, 0, r->cid ^ 0x100, 0, d, 512, 0), -EPROTO,
+		     "C2HData for unknown command");
+	expect_term(&c, 0x01, 8, pdu, 24);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 6);
+	CHECK_EQ(st.rx_copied, 4096);
+	free(g.base);
+	conn_close(&c);
+}
+
 /* A refused PDU while a capsule is half written (the socket full): the queue fails at once,
  * never waiting for room, and what reaches the target stays framed: the capsule's bytes, then
  * (as far as the socket took them) the H2CTermReq's, then the end. */
@@ -1577,6 +1676,7 @@ int main(void)
 	test_protocol_errors();
 	test_data_success();
 	test_short_sends();
+	test_stats();
 	test_term_socket_full();
 	test_close_quiet();
 	test_kill();
