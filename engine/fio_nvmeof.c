@@ -189,6 +189,36 @@ static void nvmeof_io_done(struct nvmf_io *io, void *arg)
 	ld->nr_done++;
 }
 
+/* NVMe/TCP: what the job's data path cost in system calls and copies, per I/O completed (one
+ * line the tools can read; RDMA lanes keep no such counters and print none). */
+static void nvmeof_tcp_report(struct thread_data *td, const struct nvmeof_data *ld)
+{
+	struct nvmf_xport_stats sum, st;
+	double n = (double)ld->nr_done, rx;
+	int any = 0;
+
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
+		if (!ld->paths[p].lane || nvmf_lane_xport_stats(ld->paths[p].lane, &st))
+			continue;
+		sum.rx_calls += st.rx_calls;
+		sum.tx_calls += st.tx_calls;
+		sum.rx_copied += st.rx_copied;
+		sum.rx_direct += st.rx_direct;
+		any = 1;
+	}
+	if (!any || !ld->nr_done)
+		return;
+	rx = (double)(sum.rx_copied + sum.rx_direct);
+	nvmeof_info("nvmeof: %s: NVMe/TCP: %.2f receive calls, %.2f send calls per I/O; %.2f KiB "
+		    "per I/O copied from the receive buffer, %.2f KiB read straight in (%.0f%% of "
+		    "received data copied); %llu I/Os\n", td->o.name, (double)sum.rx_calls / n,
+		    (double)sum.tx_calls / n, (double)sum.rx_copied / 1024.0 / n,
+		    (double)sum.rx_direct / 1024.0 / n,
+		    rx > 0 ? 100.0 * (double)sum.rx_copied / rx : 0.0,
+		    (unsigned long long)ld->nr_done);
+}
+
 static void nvmeof_data_free(struct thread_data *td)
 {
 	struct nvmeof_data *ld = td->io_ops_data;
@@ -236,6 +266,7 @@ static void nvmeof_data_free(struct thread_data *td)
 		nvmeof_info("nvmeof: %s: commands posted per I/O queue:%s\n", td->o.name, per);
 	}
 	nvmeof_buffers_report(td, &ld->bufs);
+	nvmeof_tcp_report(td, ld);
 	/* The buffers' MR and device memory go before the lane's protection domain. */
 	nvmeof_buffers_close(td, &ld->bufs);
 	/* Path 0's lane owns the protection domain the others share: it goes last. */

@@ -38,6 +38,16 @@ struct nvmf_fabric_params {
 					       * queue: the Connect data always goes in the capsule */
 };
 
+/* What a transport's data path cost in system calls and copies, for the ones that keep count
+ * (NVMe/TCP, from the end of its ICReq/ICResp exchange on). */
+struct nvmf_xport_stats {
+	uint64_t rx_calls;    /* receive system calls (readv), the ones that found nothing too */
+	uint64_t tx_calls;    /* send system calls (sendmsg) */
+	uint64_t rx_copied;   /* C2HData bytes copied from the receive buffer into the commands'
+			       * buffers (they arrived in the read that took their header) */
+	uint64_t rx_direct;   /* C2HData bytes the reads put straight into the commands' buffers */
+};
+
 struct nvmf_fabric {
 	const char *name;     /* "rdma", "tcp": the transport= value */
 	uint8_t     trtype;   /* NVMF_TRTYPE_* (nvmf_spec.h, the discovery log's numbers) */
@@ -73,6 +83,8 @@ struct nvmf_fabric {
 	/* The connection's two ends. */
 	void (*addrs)(struct nvmf_queue *q, struct sockaddr_storage *local,
 		      struct sockaddr_storage *peer);
+	/* Add the queue's counters to *st.  NULL: the transport keeps none (RDMA). */
+	void (*stats)(struct nvmf_queue *q, struct nvmf_xport_stats *st);
 };
 
 extern const struct nvmf_fabric nvmf_fabric_rdma;

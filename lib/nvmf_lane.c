@@ -67,6 +67,7 @@ struct nvmf_lane {
 	unsigned                aq_disconnect_wait_ms; /* at its destroy; 0: the transport's */
 	struct nvmf_rdma_cq    *ioq_cq;      /* RDMA: shared by the I/O queues when there are several */
 	unsigned                nr_ioqs;
+	struct nvmf_xport_stats ioqs_gone;   /* counters of I/O queues a reconnect replaced */
 	uint8_t                *scratch;
 	struct ibv_mr          *scratch_mr;
 	int                     enabled;
@@ -104,6 +105,18 @@ const struct nvmf_lane_info *nvmf_lane_info(const struct nvmf_lane *lane)
 	return &lane->info;
 }
 
+int nvmf_lane_xport_stats(const struct nvmf_lane *lane, struct nvmf_xport_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!lane->fab->stats)
+		return -EOPNOTSUPP;
+	*st = lane->ioqs_gone;
+	for (unsigned i = 0; i < lane->nr_ioqs; i++)
+		if (lane->ioqs[i])
+			lane->fab->stats(lane->ioqs[i], st);
+	return 0;
+}
+
 struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx)
 {
 	return idx < lane->nr_ioqs ? lane->ioqs[idx] : NULL;
@@ -120,6 +133,8 @@ static void nvmf_lane_ioqs_kill(struct nvmf_lane *lane)
 static void nvmf_lane_ioqs_destroy(struct nvmf_lane *lane, unsigned disconnect_wait_ms)
 {
 	for (unsigned i = 0; i < lane->nr_ioqs; i++) {
+		if (lane->ioqs[i] && lane->fab->stats)
+			lane->fab->stats(lane->ioqs[i], &lane->ioqs_gone);
 		if (lane->ioqs[i])
 			lane->fab->destroy(lane->ioqs[i], disconnect_wait_ms);
 		lane->ioqs[i] = NULL;

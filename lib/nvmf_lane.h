@@ -139,6 +139,11 @@ int  nvmf_lane_get_log(struct nvmf_lane *lane, uint8_t lid, uint8_t lsp, uint32_
  * memory for remote access by the target and local access by the capsule SGE). */
 void nvmf_lane_dereg_mem(struct nvmf_mr *mr);
 
+/* The transport's counters (nvmf_fabric.h) summed over the lane's I/O queues, those a
+ * reconnect replaced included (the admin queue's keep-alive is not the data path): 0 with *st
+ * filled; -EOPNOTSUPP, *st zeroed, where the transport keeps none (RDMA). */
+int  nvmf_lane_xport_stats(const struct nvmf_lane *lane, struct nvmf_xport_stats *st);
+
 /* The I/O queues (idx from 0; NULL past the last), and the limits for a namespace of the given
  * LBA size (the same on every I/O queue). */
 struct nvmf_queue *nvmf_lane_ioq(struct nvmf_lane *lane, unsigned idx);

@@ -700,6 +700,43 @@ int nvme_tcp_icresp_parse(const void *buf, size_t len, int want_hdgst, int want_
 	return 0;
 }
 
+/* A refused PDU: how an H2CTermReq reports it, and the parser's error. */
+#define CH_OFF(field) offsetof(struct nvme_tcp_ch, field)
+
+static int nvme_tcp_refused(struct nvme_tcp_pdu_info *out, uint16_t fes, uint32_t fei, int rc)
+{
+	out->err_fes = fes;
+	out->err_fei = fei;
+	return rc;
+}
+
+static int nvme_tcp_refused_f(struct nvme_tcp_pdu_fields *f, uint16_t fes, uint32_t fei, int rc)
+{
+	f->err_fes = fes;
+	f->err_fei = fei;
+	return rc;
+}
+
+size_t nvme_tcp_h2c_term_build(void *buf, uint16_t fes, uint32_t fei, const void *hdr,
+			       size_t hdr_len)
+{
+	uint8_t *p = buf;
+
+	if (hdr_len > NVME_TCP_TERM_MAX_DATA)
+		hdr_len = NVME_TCP_TERM_MAX_DATA;
+	memset(p, 0, NVME_TCP_TERM_HLEN);
+	p[0] = NVME_TCP_PDU_H2C_TERM;
+	p[2] = NVME_TCP_TERM_HLEN;
+	nvmf_put_le32(p + 4, (uint32_t)(NVME_TCP_TERM_HLEN + hdr_len));
+	nvmf_put_le16(p + 8, fes);
+	/* FEI means something for these two only: elsewhere it is reserved */
+	if (fes == NVME_TCP_FES_INVALID_PDU_HDR || fes == NVME_TCP_FES_UNSUPPORTED_PARAM)
+		nvmf_put_le32(p + 10, fei);
+	if (hdr_len)
+		memcpy(p + NVME_TCP_TERM_HLEN, hdr, hdr_len);
+	return NVME_TCP_TERM_HLEN + hdr_len;
+}
+
 int nvme_tcp_ch_parse(const void *ch, int hdgst, int ddgst, struct nvme_tcp_pdu_info *out,
 		      char *why, size_t whylen)
 {
@@ -730,51 +767,67 @@ int nvme_tcp_ch_parse(const void *ch, int hdgst, int ddgst, struct nvme_tcp_pdu_
 		want_hlen = NVME_TCP_TERM_HLEN;
 		break;
 	case NVME_TCP_PDU_ICRESP:
-		return nvmf_errf(why, whylen, -EPROTO, "ICResp PDU after the connection was set up");
+		return nvme_tcp_refused(out, NVME_TCP_FES_PDU_SEQ_ERR, 0,
+					nvmf_errf(why, whylen, -EPROTO, "ICResp PDU after the "
+						  "connection was set up"));
 	case NVME_TCP_PDU_ICREQ:
 	case NVME_TCP_PDU_H2C_TERM:
 	case NVME_TCP_PDU_CMD:
 	case NVME_TCP_PDU_H2C_DATA:
-		return nvmf_errf(why, whylen, -EPROTO, "%s PDU (type 0x%02x) from the controller "
-				 "(a host-to-controller type)", name, p[0]);
+		return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(type),
+					nvmf_errf(why, whylen, -EPROTO, "%s PDU (type 0x%02x) from "
+						  "the controller (a host-to-controller type)", name,
+						  p[0]));
 	default:
-		return nvmf_errf(why, whylen, -EPROTO, "unknown PDU type 0x%02x", p[0]);
+		return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(type),
+					nvmf_errf(why, whylen, -EPROTO, "unknown PDU type 0x%02x",
+						  p[0]));
 	}
 	if (out->hlen != want_hlen)
-		return nvmf_errf(why, whylen, -EPROTO, "%s PDU with HLEN %u (expected %u)", name,
-				 out->hlen, want_hlen);
+		return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(hlen),
+					nvmf_errf(why, whylen, -EPROTO, "%s PDU with HLEN %u "
+						  "(expected %u)", name, out->hlen, want_hlen));
 	switch (p[0]) {
 	case NVME_TCP_PDU_C2H_TERM:
 		/* No digests on a TermReq: the header alone says why the connection ends. */
 		if (out->pdo != 0)
-			return nvmf_errf(why, whylen, -EPROTO, "C2HTermReq PDU with PDO %u (expected 0)",
-					 out->pdo);
+			return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(pdo),
+						nvmf_errf(why, whylen, -EPROTO, "C2HTermReq PDU with "
+							  "PDO %u (expected 0)", out->pdo));
 		if (out->plen < want_hlen)
-			return nvmf_errf(why, whylen, -EPROTO, "C2HTermReq PDU with PLEN %u (below HLEN "
-					 "%u)", out->plen, want_hlen);
+			return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(plen),
+						nvmf_errf(why, whylen, -EPROTO, "C2HTermReq PDU with "
+							  "PLEN %u (below HLEN %u)", out->plen,
+							  want_hlen));
 		out->hdr_len = want_hlen;
 		return 0;
 	case NVME_TCP_PDU_C2H_DATA:
 		/* HPDA 0: data aligned to dwords, after the header and its digest */
 		if (out->pdo < want_hlen + hd || out->pdo % 4)
-			return nvmf_errf(why, whylen, -EPROTO, "C2HData PDU with PDO %u (the data must "
-					 "start past the %u-byte header%s, dword aligned)", out->pdo,
-					 want_hlen, hd ? " and its digest" : "");
+			return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(pdo),
+						nvmf_errf(why, whylen, -EPROTO, "C2HData PDU with PDO "
+							  "%u (the data must start past the %u-byte "
+							  "header%s, dword aligned)", out->pdo,
+							  want_hlen, hd ? " and its digest" : ""));
 		if (out->plen <= (uint64_t)out->pdo + dd)
-			return nvmf_errf(why, whylen, -EPROTO, "C2HData PDU with PLEN %u (PDO %u%s "
-					 "leaves no data)", out->plen, out->pdo,
-					 dd ? " and the data digest" : "");
+			return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(plen),
+						nvmf_errf(why, whylen, -EPROTO, "C2HData PDU with "
+							  "PLEN %u (PDO %u%s leaves no data)", out->plen,
+							  out->pdo, dd ? " and the data digest" : ""));
 		out->hdr_len = out->pdo;
 		out->data_len = out->plen - out->pdo - dd;
 		return 0;
 	default:
 		if (out->pdo != 0)
-			return nvmf_errf(why, whylen, -EPROTO, "%s PDU with PDO %u (it carries no data)",
-					 name, out->pdo);
+			return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(pdo),
+						nvmf_errf(why, whylen, -EPROTO, "%s PDU with PDO %u (it "
+							  "carries no data)", name, out->pdo));
 		if (out->plen != want_hlen + hd)
-			return nvmf_errf(why, whylen, -EPROTO, "%s PDU with PLEN %u (expected %u%s)",
-					 name, out->plen, want_hlen + hd,
-					 hd ? ", header digest included" : "");
+			return nvme_tcp_refused(out, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(plen),
+						nvmf_errf(why, whylen, -EPROTO, "%s PDU with PLEN %u "
+							  "(expected %u%s)", name, out->plen,
+							  want_hlen + hd,
+							  hd ? ", header digest included" : ""));
 		out->hdr_len = want_hlen + hd;
 		return 0;
 	}
@@ -794,13 +847,17 @@ int nvme_tcp_pdu_parse(const void *hdr, const struct nvme_tcp_pdu_info *info,
 		f->off = nvmf_get_le32(p + 12);
 		f->len = nvmf_get_le32(p + 16);
 		if (f->len != info->data_len)
-			return nvmf_errf(why, whylen, -EPROTO, "C2HData for command 0x%04x with DATAL "
-					 "%u, but its PLEN %u leaves %u data bytes", f->cccid, f->len,
-					 info->plen, info->data_len);
+			return nvme_tcp_refused_f(f, NVME_TCP_FES_INVALID_PDU_HDR,
+						  offsetof(struct nvme_tcp_data_pdu, datal),
+						  nvmf_errf(why, whylen, -EPROTO, "C2HData for command "
+							    "0x%04x with DATAL %u, but its PLEN %u "
+							    "leaves %u data bytes", f->cccid, f->len,
+							    info->plen, info->data_len));
 		if ((info->flags & NVME_TCP_F_DATA_SUCCESS) && !(info->flags & NVME_TCP_F_DATA_LAST))
-			return nvmf_errf(why, whylen, -EPROTO, "C2HData for command 0x%04x with the "
-					 "SUCCESS flag but not LAST (flags 0x%02x)", f->cccid,
-					 info->flags);
+			return nvme_tcp_refused_f(f, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(flags),
+						  nvmf_errf(why, whylen, -EPROTO, "C2HData for command "
+							    "0x%04x with the SUCCESS flag but not LAST "
+							    "(flags 0x%02x)", f->cccid, info->flags));
 		return 0;
 	case NVME_TCP_PDU_R2T:
 		f->cccid = nvmf_get_le16(p + 8);
@@ -808,8 +865,10 @@ int nvme_tcp_pdu_parse(const void *hdr, const struct nvme_tcp_pdu_info *info,
 		f->off = nvmf_get_le32(p + 12);
 		f->len = nvmf_get_le32(p + 16);
 		if (!f->len)
-			return nvmf_errf(why, whylen, -EPROTO, "R2T for command 0x%04x with R2TL 0",
-					 f->cccid);
+			return nvme_tcp_refused_f(f, NVME_TCP_FES_INVALID_PDU_HDR,
+						  offsetof(struct nvme_tcp_r2t_pdu, r2tl),
+						  nvmf_errf(why, whylen, -EPROTO, "R2T for command "
+							    "0x%04x with R2TL 0", f->cccid));
 		return 0;
 	case NVME_TCP_PDU_C2H_TERM:
 		f->fes = nvmf_get_le16(p + 8);
@@ -819,6 +878,8 @@ int nvme_tcp_pdu_parse(const void *hdr, const struct nvme_tcp_pdu_info *info,
 		f->cccid = nvmf_get_le16(p + 8 + 12);
 		return 0;
 	default:
-		return nvmf_errf(why, whylen, -EPROTO, "unknown PDU type 0x%02x", info->type);
+		return nvme_tcp_refused_f(f, NVME_TCP_FES_INVALID_PDU_HDR, CH_OFF(type),
+					  nvmf_errf(why, whylen, -EPROTO, "unknown PDU type 0x%02x",
+						    info->type));
 	}
 }

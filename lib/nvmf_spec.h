@@ -1273,6 +1273,10 @@ const char *nvmf_rdma_cms_name(uint8_t cms);
 #define NVME_TCP_DATA_HLEN        24    /* H2CData, C2HData */
 #define NVME_TCP_R2T_HLEN         24
 #define NVME_TCP_TERM_HLEN        24
+/* A TermReq PDU, the offending PDU's header it carries included, is at most 152 bytes
+ * (as SPDK and Linux read the transport spec): up to 128 bytes of that header. */
+#define NVME_TCP_TERM_MAX_PLEN    152
+#define NVME_TCP_TERM_MAX_DATA    (NVME_TCP_TERM_MAX_PLEN - NVME_TCP_TERM_HLEN)
 #define NVME_TCP_DIGEST_LEN       4     /* CRC32C, after the header and after the data */
 #define NVME_TCP_MIN_MAXH2CDATA   4096
 #define NVME_TCP_MAX_CPDA         31    /* 0's based dwords: data aligned to up to 128 bytes */
@@ -1286,7 +1290,8 @@ const char *nvmf_rdma_cms_name(uint8_t cms);
 #define NVME_TCP_FES_PDU_SEQ_ERR         0x02
 #define NVME_TCP_FES_HDR_DIGEST_ERR      0x03
 #define NVME_TCP_FES_DATA_OUT_OF_RANGE   0x04
-#define NVME_TCP_FES_DATA_LIMIT_EXCEEDED 0x05
+#define NVME_TCP_FES_DATA_LIMIT_EXCEEDED 0x05   /* C2HTermReq's name for 05h */
+#define NVME_TCP_FES_R2T_LIMIT_EXCEEDED  0x05   /* H2CTermReq's: more R2Ts than MAXR2T */
 #define NVME_TCP_FES_UNSUPPORTED_PARAM   0x06
 
 struct __attribute__((packed)) nvme_tcp_ch {
@@ -1390,6 +1395,13 @@ NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_term_pdu, fes, 8);
 NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_term_pdu, fei, 10);
 NVMF_SPEC_ASSERT_OFF(struct nvme_tcp_term_pdu, rsvd14, 14);
 
+/* The H2CTermReq a host sends before it closes a connection over a PDU it refuses: FES, FEI
+ * (the offset of the field in error for FES 01h and 06h; reserved, 0, otherwise) and, as
+ * error data, the first hdr_len bytes of the offending PDU's header (at most
+ * NVME_TCP_TERM_MAX_DATA are taken).  buf holds NVME_TCP_TERM_MAX_PLEN bytes; returns PLEN. */
+size_t nvme_tcp_h2c_term_build(void *buf, uint16_t fes, uint32_t fei, const void *hdr,
+			       size_t hdr_len);
+
 /* The ICReq a host sends: PFV 1.0, the host's data alignment, the digests it asks for and
  * how many R2Ts per command it takes (0's based). */
 static inline void nvme_tcp_icreq_init(struct nvme_tcp_icreq *r, uint8_t hpda, uint8_t dgst,
@@ -1429,13 +1441,15 @@ struct nvme_tcp_pdu_info {
 	uint32_t hdr_len;   /* bytes from the PDU start to its data (or its end): header, header
 			     * digest, padding; what to read before acting on it */
 	uint32_t data_len;  /* C2HData: data bytes (the data digest not counted); else 0 */
+	uint16_t err_fes;   /* refused: the FES and FEI an H2CTermReq reports it with */
+	uint32_t err_fei;
 };
 
 /* The 8-byte common header of a PDU the controller sent on an established connection, with
  * hdgst/ddgst the negotiated digests: 0 with *out filled; -EPROTO naming the field for a type a
  * controller does not send there (ICResp, any host-to-controller type, unknown types), an HLEN
- * other than the type's, a PDO or PLEN that does not fit the header, digests and data.
- * C2HTermReq carries no digests: its hdr_len is its HLEN. */
+ * other than the type's, a PDO or PLEN that does not fit the header, digests and data, with
+ * out->err_fes/err_fei set.  C2HTermReq carries no digests: its hdr_len is its HLEN. */
 int nvme_tcp_ch_parse(const void *ch, int hdgst, int ddgst, struct nvme_tcp_pdu_info *out,
 		      char *why, size_t whylen);
 
@@ -1447,11 +1461,13 @@ struct nvme_tcp_pdu_fields {
 	uint32_t len;       /* C2HData DATAL, R2T R2TL */
 	uint16_t fes;       /* C2HTermReq */
 	uint32_t fei;
+	uint16_t err_fes;   /* refused: the FES and FEI an H2CTermReq reports it with */
+	uint32_t err_fei;
 };
 
 /* The header at hdr (info->hlen bytes, as nvme_tcp_ch_parse described it): 0 with *f filled;
  * -EPROTO naming the field for C2HData whose DATAL differs from what PLEN leaves or whose
- * SUCCESS flag comes without LAST, and R2T with R2TL 0. */
+ * SUCCESS flag comes without LAST, and R2T with R2TL 0, with f->err_fes/err_fei set. */
 int nvme_tcp_pdu_parse(const void *hdr, const struct nvme_tcp_pdu_info *info,
 		       struct nvme_tcp_pdu_fields *f, char *why, size_t whylen);
 

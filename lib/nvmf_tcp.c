@@ -98,6 +98,8 @@ struct nvmf_tcp_queue {
 	int                  rx_state;
 	int                  rx_ch_done;    /* the common header was read and checked */
 	uint8_t              rx_hdr[NVMF_TCP_RX_HDR_MAX];
+	uint32_t             rx_hdr_len;    /* the last PDU's header bytes in rx_hdr (HLEN, or
+					     * what was in hand of one refused by its CH) */
 	uint32_t             rx_have;       /* header (or data digest) bytes in hand */
 	uint32_t             rx_need;
 	struct nvme_tcp_pdu_info   rx_info;
@@ -110,6 +112,7 @@ struct nvmf_tcp_queue {
 	uint8_t             *rxbuf;
 	size_t               rx_pos;
 	size_t               rx_end;
+	struct nvmf_xport_stats st;
 	int                  dead;          /* __atomic: failed or shut off; no more I/O on fd */
 	int                  killed;        /* __atomic: kill() */
 	int                  kill_err;      /* __atomic: kill_why() (kill_why written first) */
@@ -121,14 +124,20 @@ static struct nvmf_tcp_queue *nvmf_tcp_of(struct nvmf_queue *q)
 	return (struct nvmf_tcp_queue *)q;   /* q is the first member */
 }
 
-/* The queue is lost with msg (the first failure's stays), and the socket shut so that nothing
- * more is read into the commands' buffers or written from them. */
-static int nvmf_tcp_fail_msg(struct nvmf_tcp_queue *tq, int err, const char *msg)
+/* The socket shut so that nothing more is read into the commands' buffers or written from
+ * them. */
+static void nvmf_tcp_shut(struct nvmf_tcp_queue *tq)
 {
 	if (!__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&tq->dead, 1, __ATOMIC_RELEASE);
 		shutdown(tq->fd, SHUT_RDWR);
 	}
+}
+
+/* The queue is lost with msg (the first failure's stays), its socket shut. */
+static int nvmf_tcp_fail_msg(struct nvmf_tcp_queue *tq, int err, const char *msg)
+{
+	nvmf_tcp_shut(tq);
 	return nvmf_queue_abandon(&tq->q, err, msg);
 }
 
@@ -162,6 +171,65 @@ nvmf_tcp_fail(struct nvmf_tcp_queue *tq, int err, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return nvmf_tcp_fail_msg(tq, err, msg);
+}
+
+/* Before the host shuts a connection over a PDU it refuses, it tells the controller why: an
+ * H2CTermReq with the FES, the FEI and the PDU's header (rx_hdr).  Best effort, never waiting:
+ * one non-blocking sendmsg of the rest of a PDU half written (the TermReq must start on a PDU
+ * boundary) and the TermReq; what the socket does not take now is never sent.  Not on a socket
+ * already dead or shut off by a kill: the connection is gone, or ended for another reason. */
+static void nvmf_tcp_term_send(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t fei)
+{
+	uint8_t pdu[NVME_TCP_TERM_MAX_PLEN];
+	struct iovec iov[4];
+	unsigned n = 0;
+	struct msghdr m;
+
+	if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&tq->killed, __ATOMIC_ACQUIRE))
+		return;
+	if (tq->tx_count && tq->tx_off) {
+		const struct nvmf_tcp_tx *t = &tq->tx[tq->tx_head];
+		const uint8_t *base[3] = { t->hdr, t->data, t->ddgst };
+		size_t len[3] = { t->hdr_len, t->data_len, t->ddgst_len }, skip = tq->tx_off;
+
+		for (int k = 0; k < 3; k++) {
+			if (skip >= len[k]) {
+				skip -= len[k];
+				continue;
+			}
+			iov[n].iov_base = (void *)(uintptr_t)(base[k] + skip);
+			iov[n++].iov_len = len[k] - skip;
+			skip = 0;
+		}
+	}
+	iov[n].iov_base = pdu;
+	iov[n++].iov_len = nvme_tcp_h2c_term_build(pdu, fes, fei, tq->rx_hdr, tq->rx_hdr_len);
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = iov;
+	m.msg_iovlen = n;
+	do
+		tq->st.tx_calls++;
+	while (sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR);
+}
+
+/* The controller sent a PDU the host refuses: the controller hears why (H2CTermReq), then the
+ * queue fails with one line as on any other loss. */
+static int __attribute__((format(printf, 4, 5)))
+nvmf_tcp_refuse(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t fei, const char *fmt, ...)
+{
+	char msg[sizeof(tq->q.fatal_msg)];
+	va_list ap;
+	int rc;
+
+	if (!tq->q.fatal && (rc = nvmf_tcp_killed(tq)))
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!tq->q.fatal)
+		nvmf_tcp_term_send(tq, fes, fei);
+	return nvmf_tcp_fail_msg(tq, -EPROTO, msg);
 }
 
 /* 0 while the queue may use its socket; else its error (a kill is reported here, first). */
@@ -289,6 +357,7 @@ static int nvmf_tcp_tx_flush(struct nvmf_tcp_queue *tq)
 		memset(&m, 0, sizeof(m));
 		m.msg_iov = tq->iov;
 		m.msg_iovlen = niov;
+		tq->st.tx_calls++;
 		w = sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -347,6 +416,9 @@ static void nvmf_tcp_h2c_queue(struct nvmf_tcp_queue *tq, unsigned slot)
 /* Queue the H2CData the R2Ts ask for while the ring has room, and write. */
 static int nvmf_tcp_tx_pump(struct nvmf_tcp_queue *tq)
 {
+	/* Shut by the host (a refused PDU): the queue fails on what was read, not on the pipe. */
+	if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE))
+		return 0;
 	for (;;) {
 		int rc;
 
@@ -479,8 +551,8 @@ static int nvmf_tcp_deliver_cqe(struct nvmf_tcp_queue *tq, const void *cqe)
 	unsigned idx;
 
 	if (!tq->nr_rbufs)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: more responses than commands (no receive "
-				     "buffer left)", tq->q.qid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_PDU_SEQ_ERR, 0, "queue %u: more responses "
+				       "than commands (no receive buffer left)", tq->q.qid);
 	idx = tq->rbufs[--tq->nr_rbufs];
 	memcpy(&tq->q.rsps[idx], cqe, sizeof(struct nvme_cqe));
 	return nvmf_tcp_push_wc(tq, NVMF_WRID_RECV | idx, 1, sizeof(struct nvme_cqe));
@@ -492,22 +564,31 @@ static int nvmf_tcp_on_rsp(struct nvmf_tcp_queue *tq, const uint8_t *cqe)
 	struct nvmf_tcp_cmd *cmd;
 	unsigned slot;
 
-	/* An unknown CID goes to the queue all the same: it says so in its own words. */
 	cmd = nvmf_tcp_cmd_of(tq, cid, &slot);
-	if (cmd) {
-		if (cmd->responded)
-			return nvmf_tcp_fail(tq, -EPROTO, "queue %u: second response for command 0x%04x",
-					     tq->q.qid, cid);
-		/* Its buffer is the caller's again once it completes: not while H2CData from it
-		 * is still to be written. */
-		if (cmd->r2t_active)
-			return nvmf_tcp_fail(tq, -EPROTO, "queue %u: response for command 0x%04x while "
-					     "its data was still being sent (R2T at %u+%u)", tq->q.qid,
-					     cid, cmd->r2t_next, cmd->r2t_end - cmd->r2t_next);
-		cmd->responded = 1;
+	if (!cmd) {
+		/* The queue fails on it in its own words once the CQE reaches it; the controller
+		 * hears of it here, and nothing more is read. */
+		nvmf_tcp_term_send(tq, NVME_TCP_FES_INVALID_PDU_HDR,
+				   offsetof(struct nvme_tcp_rsp_pdu, cqe) + offsetof(struct nvme_cqe, cid));
+		nvmf_tcp_shut(tq);
+		return nvmf_tcp_deliver_cqe(tq, cqe);
 	}
+	if (cmd->responded)
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_PDU_SEQ_ERR, 0, "queue %u: second response "
+				       "for command 0x%04x", tq->q.qid, cid);
+	/* Its buffer is the caller's again once it completes: not while H2CData from it is still
+	 * to be written. */
+	if (cmd->r2t_active)
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_PDU_SEQ_ERR, 0, "queue %u: response for "
+				       "command 0x%04x while its data was still being sent (R2T at "
+				       "%u+%u)", tq->q.qid, cid, cmd->r2t_next,
+				       cmd->r2t_end - cmd->r2t_next);
+	cmd->responded = 1;
 	return nvmf_tcp_deliver_cqe(tq, cqe);
 }
+
+#define DATA_OFF(field) offsetof(struct nvme_tcp_data_pdu, field)
+#define R2T_OFF(field)  offsetof(struct nvme_tcp_r2t_pdu, field)
 
 static int nvmf_tcp_on_c2h(struct nvmf_tcp_queue *tq, const struct nvme_tcp_pdu_fields *f)
 {
@@ -515,22 +596,22 @@ static int nvmf_tcp_on_c2h(struct nvmf_tcp_queue *tq, const struct nvme_tcp_pdu_
 	struct nvmf_tcp_cmd *cmd = nvmf_tcp_cmd_of(tq, f->cccid, &slot);
 
 	if (!cmd)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: C2HData for unknown command 0x%04x", qid,
-				     f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_INVALID_PDU_HDR, DATA_OFF(cccid), "queue %u: "
+				       "C2HData for unknown command 0x%04x", qid, f->cccid);
 	if (cmd->dir != NVMF_TCP_DIR_C2H)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: C2HData for command 0x%04x, which reads "
-				     "no data", qid, f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_INVALID_PDU_HDR, DATA_OFF(cccid), "queue %u: "
+				       "C2HData for command 0x%04x, which reads no data", qid, f->cccid);
 	if (cmd->responded)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: C2HData for command 0x%04x after its "
-				     "response", qid, f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_PDU_SEQ_ERR, 0, "queue %u: C2HData for "
+				       "command 0x%04x after its response", qid, f->cccid);
 	if ((uint64_t)f->off + f->len > cmd->len)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: C2HData for command 0x%04x at offset "
-				     "%u+%u beyond its %u-byte buffer", qid, f->cccid, f->off, f->len,
-				     cmd->len);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0, "queue %u: C2HData for "
+				       "command 0x%04x at offset %u+%u beyond its %u-byte buffer", qid,
+				       f->cccid, f->off, f->len, cmd->len);
 	if (f->off != cmd->c2h_next)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: C2HData for command 0x%04x at offset %u, "
-				     "expected %u (data out of order)", qid, f->cccid, f->off,
-				     cmd->c2h_next);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_INVALID_PDU_HDR, DATA_OFF(datao), "queue %u: "
+				       "C2HData for command 0x%04x at offset %u, expected %u (data out "
+				       "of order)", qid, f->cccid, f->off, cmd->c2h_next);
 	cmd->c2h_next += f->len;
 	tq->rx_slot = slot;
 	tq->rx_dst = cmd->buf + f->off;
@@ -548,11 +629,13 @@ static int nvmf_tcp_c2h_done(struct nvmf_tcp_queue *tq)
 	if (tq->ddgst) {
 		uint32_t got = nvmf_get_le32(tq->rx_ddgst), want = nvmf_crc32c_final(tq->rx_crc);
 
+		/* The spec has no FES for a data digest: SPDK's host reports it as a header
+		 * digest error, and so does this one. */
 		if (got != want)
-			return nvmf_tcp_fail(tq, -EPROTO, "queue %u: data digest mismatch on C2HData "
-					     "for command 0x%04x at offset %u+%u (received 0x%08x, "
-					     "computed 0x%08x)", tq->q.qid, f->cccid, f->off, f->len,
-					     got, want);
+			return nvmf_tcp_refuse(tq, NVME_TCP_FES_HDR_DIGEST_ERR, 0, "queue %u: data "
+					       "digest mismatch on C2HData for command 0x%04x at offset "
+					       "%u+%u (received 0x%08x, computed 0x%08x)", tq->q.qid,
+					       f->cccid, f->off, f->len, got, want);
 	}
 	nvmf_tcp_rx_next_pdu(tq);
 	if (tq->rx_info.flags & NVME_TCP_F_DATA_SUCCESS) {
@@ -590,22 +673,23 @@ static int nvmf_tcp_on_r2t(struct nvmf_tcp_queue *tq, const struct nvme_tcp_pdu_
 	struct nvmf_tcp_cmd *cmd = nvmf_tcp_cmd_of(tq, f->cccid, &slot);
 
 	if (!cmd)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: R2T for unknown command 0x%04x", qid,
-				     f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_INVALID_PDU_HDR, R2T_OFF(cccid), "queue %u: "
+				       "R2T for unknown command 0x%04x", qid, f->cccid);
 	if (cmd->dir != NVMF_TCP_DIR_H2C)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: R2T for command 0x%04x, which has no "
-				     "data for the controller to fetch", qid, f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_INVALID_PDU_HDR, R2T_OFF(cccid), "queue %u: "
+				       "R2T for command 0x%04x, which has no data for the controller to "
+				       "fetch", qid, f->cccid);
 	if (cmd->responded)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: R2T for command 0x%04x after its response",
-				     qid, f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_PDU_SEQ_ERR, 0, "queue %u: R2T for command "
+				       "0x%04x after its response", qid, f->cccid);
 	if (cmd->r2t_active)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: R2T for command 0x%04x while its previous "
-				     "R2T is still being answered (MAXR2T 0: one at a time)", qid,
-				     f->cccid);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_R2T_LIMIT_EXCEEDED, 0, "queue %u: R2T for "
+				       "command 0x%04x while its previous R2T is still being answered "
+				       "(MAXR2T 0: one at a time)", qid, f->cccid);
 	if ((uint64_t)f->off + f->len > cmd->len)
-		return nvmf_tcp_fail(tq, -EPROTO, "queue %u: R2T for command 0x%04x at offset %u+%u "
-				     "beyond its %u-byte buffer", qid, f->cccid, f->off, f->len,
-				     cmd->len);
+		return nvmf_tcp_refuse(tq, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0, "queue %u: R2T for "
+				       "command 0x%04x at offset %u+%u beyond its %u-byte buffer", qid,
+				       f->cccid, f->off, f->len, cmd->len);
 	cmd->r2t_active = 1;
 	cmd->ttag = f->ttag;
 	cmd->r2t_next = f->off;
@@ -620,18 +704,19 @@ static int nvmf_tcp_on_header(struct nvmf_tcp_queue *tq)
 	const struct nvme_tcp_pdu_info *info = &tq->rx_info;
 	const uint8_t *h = tq->rx_hdr;
 	char why[128];
-	int rc;
 
 	if (tq->hdgst && info->type != NVME_TCP_PDU_C2H_TERM) {
 		uint32_t got = nvmf_get_le32(h + info->hlen), want = nvmf_crc32c(h, info->hlen);
 
 		if (got != want)
-			return nvmf_tcp_fail(tq, -EPROTO, "queue %u: header digest mismatch on a %s PDU "
-					     "(received 0x%08x, computed 0x%08x)", tq->q.qid,
-					     nvme_tcp_pdu_type_name(info->type), got, want);
+			return nvmf_tcp_refuse(tq, NVME_TCP_FES_HDR_DIGEST_ERR, 0, "queue %u: header "
+					       "digest mismatch on a %s PDU (received 0x%08x, computed "
+					       "0x%08x)", tq->q.qid, nvme_tcp_pdu_type_name(info->type),
+					       got, want);
 	}
-	if ((rc = nvme_tcp_pdu_parse(h, info, &tq->rx_f, why, sizeof(why))))
-		return nvmf_tcp_fail(tq, rc, "queue %u: %s", tq->q.qid, why);
+	if (nvme_tcp_pdu_parse(h, info, &tq->rx_f, why, sizeof(why)))
+		return nvmf_tcp_refuse(tq, tq->rx_f.err_fes, tq->rx_f.err_fei, "queue %u: %s",
+				       tq->q.qid, why);
 	switch (info->type) {
 	case NVME_TCP_PDU_C2H_DATA:
 		return nvmf_tcp_on_c2h(tq, &tq->rx_f);
@@ -649,6 +734,26 @@ static int nvmf_tcp_on_header(struct nvmf_tcp_queue *tq)
 	}
 }
 
+/* A common header refused: the H2CTermReq carries the header as far as it is in hand (its
+ * HLEN, when that is believable and the bytes came with it; the 8 bytes at least).  A
+ * C2HTermReq, even a malformed one, is the controller ending the connection: no answer. */
+static int nvmf_tcp_ch_refused(struct nvmf_tcp_queue *tq, int rc, const char *why)
+{
+	size_t want = tq->rx_info.hlen, extra;
+
+	if (tq->rx_info.type == NVME_TCP_PDU_C2H_TERM)
+		return nvmf_tcp_fail(tq, rc, "queue %u: %s", tq->q.qid, why);
+	if (want > NVME_TCP_TERM_MAX_DATA)
+		want = NVME_TCP_TERM_MAX_DATA;
+	extra = want > tq->rx_have ? want - tq->rx_have : 0;
+	if (extra > tq->rx_end - tq->rx_pos)
+		extra = tq->rx_end - tq->rx_pos;
+	memcpy(tq->rx_hdr + tq->rx_have, tq->rxbuf + tq->rx_pos, extra);
+	tq->rx_hdr_len = tq->rx_have + (uint32_t)extra;
+	return nvmf_tcp_refuse(tq, tq->rx_info.err_fes, tq->rx_info.err_fei, "queue %u: %s",
+			       tq->q.qid, why);
+}
+
 /* Take what the state needs from the receive buffer. */
 static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 {
@@ -661,6 +766,7 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 	case NVMF_TCP_RX_DATA:
 		k = avail < tq->rx_left ? avail : tq->rx_left;
 		memcpy(tq->rx_dst, p, k);
+		tq->st.rx_copied += k;
 		tq->rx_pos += k;
 		return nvmf_tcp_data_in(tq, k);
 	case NVMF_TCP_RX_DDGST:
@@ -681,8 +787,9 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 		if (!tq->rx_ch_done) {
 			if ((rc = nvme_tcp_ch_parse(tq->rx_hdr, tq->hdgst, tq->ddgst, &tq->rx_info, why,
 						    sizeof(why))))
-				return nvmf_tcp_fail(tq, rc, "queue %u: %s", tq->q.qid, why);
+				return nvmf_tcp_ch_refused(tq, rc, why);
 			tq->rx_ch_done = 1;
+			tq->rx_hdr_len = tq->rx_info.hlen;
 			tq->rx_need = tq->rx_info.hdr_len;   /* at most 255: fits rx_hdr */
 			if (tq->rx_have < tq->rx_need)
 				return 0;
@@ -712,6 +819,7 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 	}
 	iov[n].iov_base = tq->rxbuf;
 	iov[n++].iov_len = NVMF_TCP_RXBUF;
+	tq->st.rx_calls++;
 	r = readv(tq->fd, iov, (int)n);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
@@ -721,6 +829,7 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 		return r;
 	}
 	k1 = (size_t)r < tq->rx_left ? (size_t)r : tq->rx_left;
+	tq->st.rx_direct += k1;
 	if ((rc = nvmf_tcp_data_in(tq, k1)))
 		return rc;
 	if (tq->rx_state == NVMF_TCP_RX_DDGST) {
@@ -740,6 +849,9 @@ static int nvmf_tcp_rx(struct nvmf_tcp_queue *tq)
 	for (;;) {
 		int rc;
 
+		/* Shut by the host over a refused PDU: nothing after it is read. */
+		if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE))
+			return tq->q.fatal;
 		if (tq->rx_pos == tq->rx_end) {
 			ssize_t r;
 
@@ -1225,6 +1337,16 @@ void nvmf_tcp_queue_negotiated(struct nvmf_queue *q, struct nvmf_tcp_negotiated 
 	n->ddgst = tq->ddgst;
 }
 
+static void nvmf_tcp_stats(struct nvmf_queue *q, struct nvmf_xport_stats *st)
+{
+	const struct nvmf_tcp_queue *tq = nvmf_tcp_of(q);
+
+	st->rx_calls += tq->st.rx_calls;
+	st->tx_calls += tq->st.tx_calls;
+	st->rx_copied += tq->st.rx_copied;
+	st->rx_direct += tq->st.rx_direct;
+}
+
 const struct nvmf_fabric nvmf_fabric_tcp = {
 	.name       = "tcp",
 	.trtype     = NVMF_TRTYPE_TCP,
@@ -1240,4 +1362,5 @@ const struct nvmf_fabric nvmf_fabric_tcp = {
 	.wait       = nvmf_tcp_wait,
 	.sets_wait  = nvmf_tcp_sets_wait,
 	.addrs      = nvmf_tcp_addrs,
+	.stats      = nvmf_tcp_stats,
 };

@@ -775,6 +775,42 @@ static void expect_fatal(struct conn *c, const void *bytes, size_t n, int err, c
 	CHECK_EQ(c->q->nr_inflight, 0);
 }
 
+/* After a refused PDU: the target reads an H2CTermReq (the spec's offsets: type 02h, HLEN 24,
+ * PDO 0, PLEN, FES at 8, FEI at 10, bytes 14..23 reserved, the refused PDU's header from 24),
+ * then the end of the stream: nothing else follows it. */
+static void expect_term(struct conn *c, uint16_t fes, uint32_t fei, const uint8_t *hdr,
+			size_t hdr_len)
+{
+	uint8_t t[152 + 1];
+
+	CHECK(hdr_len <= 128);
+	if (tgt_read(NULL, c->tfd, t, 24 + hdr_len)) {
+		CHECK(!"no H2CTermReq");
+		return;
+	}
+	CHECK_EQ(t[0], 0x02);
+	CHECK_EQ(t[1], 0);
+	CHECK_EQ(t[2], 24);
+	CHECK_EQ(t[3], 0);
+	CHECK_EQ(raw_le(t, 4, 4), 24 + hdr_len);
+	CHECK_EQ(raw_le(t, 8, 2), fes);
+	CHECK_EQ(raw_le(t, 10, 4), fei);
+	for (unsigned i = 14; i < 24; i++)
+		CHECK_EQ(t[i], 0);
+	CHECK(memcmp(t + 24, hdr, hdr_len) == 0);
+	CHECK_EQ(recv(c->tfd, t, sizeof(t), 0), 0);
+}
+
+/* The queue ended the connection without a word: the stream just ends. */
+static void expect_no_term(struct conn *c)
+{
+	uint8_t t[64];
+	struct pollfd pfd = { .fd = c->tfd, .events = POLLIN };
+
+	CHECK_EQ(poll(&pfd, 1, 3000), 1);
+	CHECK_EQ(recv(c->tfd, t, sizeof(t), MSG_DONTWAIT), 0);
+}
+
 static void test_digest_errors(void)
 {
 	struct conn_opts o = { .hd = 1, .dd = 1 };
@@ -792,6 +828,8 @@ static void test_digest_errors(void)
 	n = pdu_rsp(pdu, 1, r->cid, 0);
 	pdu[24] ^= 1;
 	expect_fatal(&c, pdu, n, -EPROTO, "header digest mismatch on a CapsuleResp PDU");
+	/* FES 03h, no FEI; the header without its digest */
+	expect_term(&c, 0x03, 0, pdu, 24);
 	conn_close(&c);
 
 	/* C2HData with a wrong data digest */
@@ -804,6 +842,8 @@ static void test_digest_errors(void)
 	n = pdu_c2h(pdu, 1, 1, r->cid, 0, d, 4096, 0x04);
 	pdu[n - 1] ^= 0x80;
 	expect_fatal(&c, pdu, n, -EPROTO, "data digest mismatch on C2HData for command");
+	/* no FES of its own in the spec: 03h, as SPDK's host sends */
+	expect_term(&c, 0x03, 0, pdu, 24);
 	CHECK(gbuf_guards_ok(&g));
 	free(g.base);
 	conn_close(&c);
@@ -819,6 +859,7 @@ static void test_digest_errors(void)
 	tgt_write(c.tfd, pdu, 28);
 	CHECK_EQ(nvmf_queue_process(c.q), 0);
 	expect_fatal(&c, pdu + 28, n - 28, -EPROTO, "data digest mismatch on C2HData for command");
+	expect_term(&c, 0x03, 0, pdu, 24);
 	CHECK(gbuf_guards_ok(&g));
 	free(g.base);
 	conn_close(&c);
@@ -832,6 +873,7 @@ static void test_digest_errors(void)
 	n = pdu_c2h(pdu, 1, 1, r->cid, 0, d, 4096, 0x04);
 	pdu[25] ^= 0x01;
 	expect_fatal(&c, pdu, n, -EPROTO, "header digest mismatch on a C2HData PDU");
+	expect_term(&c, 0x03, 0, pdu, 24);
 	for (unsigned i = 0; i < 4096; i++)
 		if (g.p[i] != 0xee) {
 			CHECK(!"data placed despite a bad header digest");
@@ -861,6 +903,7 @@ static void test_protocol_errors(void)
 	snprintf(want, sizeof(want), "queue 1: R2T for command 0x%04x at offset 0+8193 beyond its "
 		 "8192-byte buffer", r->cid);
 	expect_fatal(&c, pdu, pdu_r2t(pdu, 0, r->cid, 1, 0, 8193), -EPROTO, want);
+	expect_term(&c, 0x04, 0, pdu, 24);
 	conn_close(&c);
 
 	/* R2T for a read */
@@ -870,6 +913,7 @@ static void test_protocol_errors(void)
 	CHECK(read_capsule(&c, cap) == 0);
 	expect_fatal(&c, pdu, pdu_r2t(pdu, 0, r->cid, 1, 0, 512), -EPROTO,
 		     "which has no data for the controller to fetch");
+	expect_term(&c, 0x01, 8, pdu, 24);
 	conn_close(&c);
 
 	/* R2T with R2TL 0 */
@@ -878,6 +922,7 @@ static void test_protocol_errors(void)
 	r = submit_rw(c.q, NVME_CMD_WRITE, d, 8192, 0);
 	CHECK(read_capsule(&c, cap) == 0);
 	expect_fatal(&c, pdu, pdu_r2t(pdu, 0, r->cid, 1, 0, 0), -EPROTO, "R2TL 0");
+	expect_term(&c, 0x01, 16, pdu, 24);
 	conn_close(&c);
 
 	/* C2HData beyond the buffer: the first PDU lands, the second is refused untouched */
@@ -892,6 +937,8 @@ static void test_protocol_errors(void)
 		 "its 8192-byte buffer", r->cid);
 	expect_fatal(&c, pdu, n, -EPROTO, want);
 	CHECK_STR(c.q->fatal_msg, want);
+	/* FES 04h, FEI reserved; the second C2HData's header */
+	expect_term(&c, 0x04, 0, pdu + 24 + 8192, 24);
 	CHECK(memcmp(g.p, d, 8192) == 0);
 	CHECK(gbuf_guards_ok(&g));
 	free(g.base);
@@ -904,6 +951,7 @@ static void test_protocol_errors(void)
 	CHECK(read_capsule(&c, cap) == 0);
 	expect_fatal(&c, pdu, pdu_c2h(pdu, 0, 0, r->cid, 4096, d, 4096, 0), -EPROTO,
 		     "at offset 4096, expected 0 (data out of order)");
+	expect_term(&c, 0x01, 12, pdu, 24);
 	conn_close(&c);
 
 	/* C2HData for an unknown command, and for a write */
@@ -911,14 +959,18 @@ static void test_protocol_errors(void)
 		return;
 	r = submit_rw(c.q, NVME_CMD_READ, d, 8192, 0);
 	CHECK(read_capsule(&c, cap) == 0);
-	snprintf(want, sizeof(want), "C2HData for unknown command 0x%04x", r->cid ^ 0x100);
+	snprintf(want, sizeof(want), "queue 1: C2HData for unknown command 0x%04x", r->cid ^ 0x100);
 	expect_fatal(&c, pdu, pdu_c2h(pdu, 0, 0, r->cid ^ 0x100, 0, d, 512, 0), -EPROTO, want);
+	CHECK_STR(c.q->fatal_msg, want);
+	/* CCCID, byte 8 */
+	expect_term(&c, 0x01, 8, pdu, 24);
 	conn_close(&c);
 	if (conn_open(&c, &o))
 		return;
 	r = submit_rw(c.q, NVME_CMD_WRITE, d, 8192, 0);
 	CHECK(read_capsule(&c, cap) == 0);
 	expect_fatal(&c, pdu, pdu_c2h(pdu, 0, 0, r->cid, 0, d, 512, 0), -EPROTO, "which reads no data");
+	expect_term(&c, 0x01, 8, pdu, 24);
 	conn_close(&c);
 
 	/* a response while an R2T's data is still to be sent */
@@ -930,6 +982,8 @@ static void test_protocol_errors(void)
 	n = pdu_r2t(pdu, 0, r->cid, 7, 0, 8192);
 	n += pdu_rsp(pdu + n, 0, r->cid, 0);
 	expect_fatal(&c, pdu, n, -EPROTO, "while its data was still being sent (R2T at 0+8192)");
+	/* a PDU sequence error; no H2CData went out ahead of the TermReq */
+	expect_term(&c, 0x02, 0, pdu + 24, 24);
 	conn_close(&c);
 
 	/* unknown PDU type, a host-to-controller type, bad HLEN */
@@ -940,23 +994,29 @@ static void test_protocol_errors(void)
 	pdu[2] = 24;
 	put32(pdu + 4, 24);
 	expect_fatal(&c, pdu, 24, -EPROTO, "queue 1: unknown PDU type 0x0b");
+	/* the type, byte 0; its whole 24-byte header came with the common one */
+	expect_term(&c, 0x01, 0, pdu, 24);
 	conn_close(&c);
 	if (conn_open(&c, &o))
 		return;
 	pdu[0] = 0x06;
 	expect_fatal(&c, pdu, 24, -EPROTO, "H2CData PDU (type 0x06) from the controller");
+	expect_term(&c, 0x01, 0, pdu, 24);
 	conn_close(&c);
 	if (conn_open(&c, &o))
 		return;
 	n = pdu_rsp(pdu, 0, 1, 0);
 	pdu[2] = 28;
 	expect_fatal(&c, pdu, n, -EPROTO, "CapsuleResp PDU with HLEN 28 (expected 24)");
+	/* HLEN, byte 2; of the 28 bytes it claims, the 24 that came */
+	expect_term(&c, 0x01, 2, pdu, 24);
 	conn_close(&c);
 	if (conn_open(&c, &o))
 		return;
 	n = pdu_c2h(pdu, 0, 0, 1, 0, d, 512, 0);
 	put32(pdu + 16, 511);
 	expect_fatal(&c, pdu, n, -EPROTO, "DATAL 511, but its PLEN 536 leaves 512 data bytes");
+	expect_term(&c, 0x01, 16, pdu, 24);
 	conn_close(&c);
 
 	/* C2HTermReq */
@@ -972,6 +1032,15 @@ static void test_protocol_errors(void)
 	put32(pdu + 10, 2);
 	expect_fatal(&c, pdu, 24 + 72, -ECONNABORTED,
 		     "C2HTermReq, invalid PDU header field (FES 0x1, FEI 0x2)");
+	/* the controller ended it: no TermReq back */
+	expect_no_term(&c);
+	conn_close(&c);
+	/* nor to a malformed one (PDO 4) */
+	if (conn_open(&c, &o))
+		return;
+	pdu[3] = 4;
+	expect_fatal(&c, pdu, 24 + 72, -EPROTO, "C2HTermReq PDU with PDO 4 (expected 0)");
+	expect_no_term(&c);
 	conn_close(&c);
 
 	/* a response for an unknown command: the queue's own words */
@@ -979,8 +1048,12 @@ static void test_protocol_errors(void)
 		return;
 	r = submit_rw(c.q, NVME_CMD_READ, d, 8192, 0);
 	CHECK(read_capsule(&c, cap) == 0);
-	expect_fatal(&c, pdu, pdu_rsp(pdu, 0, r->cid ^ 0x40, 0), -EPROTO,
-		     "response for unknown command ID");
+	snprintf(want, sizeof(want), "queue 1: response for unknown command ID 0x%04x (status "
+		 "0x0000)", r->cid ^ 0x40);
+	expect_fatal(&c, pdu, pdu_rsp(pdu, 0, r->cid ^ 0x40, 0), -EPROTO, want);
+	CHECK_STR(c.q->fatal_msg, want);
+	/* the CQE's CID: byte 8 + 12 of the CapsuleResp */
+	expect_term(&c, 0x01, 20, pdu, 24);
 	conn_close(&c);
 
 	/* the target closes */
@@ -996,6 +1069,7 @@ static void test_protocol_errors(void)
 		CHECK(strstr(why, "closed the connection") != NULL);
 	}
 	expect_fatal(&c, pdu, 0, -ENOTCONN, "the target at a local socket closed the connection");
+	expect_no_term(&c);
 	conn_close(&c);
 }
 
@@ -1029,6 +1103,7 @@ static void test_data_success(void)
 	CHECK(read_capsule(&c, cap) == 0);
 	expect_fatal(&c, pdu, pdu_c2h(pdu, 0, 0, r->cid, 0, d, 4096, 0x08), -EPROTO,
 		     "SUCCESS flag but not LAST");
+	expect_term(&c, 0x01, 1, pdu, 24);
 	free(g.base);
 	conn_close(&c);
 }
@@ -1101,6 +1176,181 @@ static void test_short_sends(void)
 		nvmf_queue_put(c.q, w);
 		conn_close(&c);
 	}
+}
+
+static void stats_of(struct nvmf_queue *q, struct nvmf_xport_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	nvmf_fabric_tcp.stats(q, st);
+}
+
+/* The data path's counters, exactly, over a scripted exchange: every readv and sendmsg, and
+ * where each C2HData byte went (copied out of the receive buffer, or read straight in). */
+static void test_stats(void)
+{
+	struct conn_opts o = { 0 };
+	uint8_t cap[80], pdu[8192 + 64], d[4096], w[8192], h2c[24];
+	struct nvmf_xport_stats st;
+	struct nvmf_req *r;
+	struct gbuf g;
+	struct conn c;
+	size_t n;
+
+	if (conn_open(&c, &o))
+		return;
+	/* the ICReq/ICResp exchange is not the data path */
+	stats_of(c.q, &st);
+	CHECK_EQ(st.rx_calls, 0);
+	CHECK_EQ(st.tx_calls, 0);
+	gbuf_init(&g, 4096);
+	pattern(d, sizeof(d), 3);
+
+	/* a read whose data and response come in one piece: one sendmsg for the capsule; one
+	 * readv takes it all, the data copied out of the receive buffer; one more finds nothing */
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	n = pdu_c2h(pdu, 0, 0, r->cid, 0, d, 4096, 0x04);
+	n += pdu_rsp(pdu + n, 0, r->cid, 0);
+	tgt_write(c.tfd, pdu, n);
+	CHECK_EQ(nvmf_queue_process(c.q), 1);
+	CHECK(r->state == NVMF_REQ_COMPLETE);
+	CHECK(memcmp(g.p, d, 4096) == 0);
+	nvmf_queue_put(c.q, r);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 1);
+	CHECK_EQ(st.rx_calls, 2);
+	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_direct, 0);
+
+	/* the header alone first (one readv with it, one empty), then data and response: one
+	 * readv puts the data straight into the buffer and the response into the receive
+	 * buffer, one more finds nothing */
+	memset(g.p, 0, 4096);
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	n = pdu_c2h(pdu, 0, 0, r->cid, 0, d, 4096, 0x04);
+	n += pdu_rsp(pdu + n, 0, r->cid, 0);
+	tgt_write(c.tfd, pdu, 24);
+	CHECK_EQ(nvmf_queue_process(c.q), 0);
+	tgt_write(c.tfd, pdu + 24, n - 24);
+	CHECK_EQ(nvmf_queue_process(c.q), 1);
+	CHECK(r->state == NVMF_REQ_COMPLETE);
+	CHECK(memcmp(g.p, d, 4096) == 0);
+	CHECK(gbuf_guards_ok(&g));
+	nvmf_queue_put(c.q, r);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 2);
+	CHECK_EQ(st.rx_calls, 6);
+	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_direct, 4096);
+
+	/* a write by R2T: the capsule (one sendmsg); the R2T (a readv, an empty one), answered
+	 * with one sendmsg of H2CData; the response (a readv, an empty one).  No C2HData. */
+	pattern(w, sizeof(w), 6);
+	r = submit_rw(c.q, NVME_CMD_WRITE, w, sizeof(w), 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, r->cid, 3, 0, sizeof(w)));
+	CHECK_EQ(nvmf_queue_process(c.q), 0);
+	CHECK(tgt_read(NULL, c.tfd, h2c, 24) == 0);
+	CHECK_EQ(h2c[0], 0x06);
+	CHECK(tgt_read(NULL, c.tfd, pdu, sizeof(w)) == 0);
+	CHECK(memcmp(pdu, w, sizeof(w)) == 0);
+	tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
+	CHECK_EQ(nvmf_queue_process(c.q), 1);
+	nvmf_queue_put(c.q, r);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 4);
+	CHECK_EQ(st.rx_calls, 10);
+	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_direct, 4096);
+
+	/* a refused PDU: the H2CTermReq is one more sendmsg */
+	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+	expect_fatal(&c, pdu, pdu_c2h(pdu, 0, 0, r->cid ^ 0x100, 0, d, 512, 0), -EPROTO,
+		     "C2HData for unknown command");
+	expect_term(&c, 0x01, 8, pdu, 24);
+	stats_of(c.q, &st);
+	CHECK_EQ(st.tx_calls, 6);
+	CHECK_EQ(st.rx_copied, 4096);
+	free(g.base);
+	conn_close(&c);
+}
+
+/* A refused PDU while a capsule is half written (the socket full): the queue fails at once,
+ * never waiting for room, and what reaches the target stays framed: the capsule's bytes, then
+ * (as far as the socket took them) the H2CTermReq's, then the end. */
+static void test_term_socket_full(void)
+{
+	struct conn_opts o = { .sndbuf = 4096 };
+	enum { LEN = 32768, CAP = 72 + LEN, ALL = CAP + 48 };
+	static uint8_t data[LEN], want[ALL], got[ALL + 64];
+	uint8_t bad[24];
+	struct nvmf_req *r;
+	struct conn c;
+	size_t have = 0;
+	uint64_t t0;
+
+	if (conn_open(&c, &o))
+		return;
+	pattern(data, LEN, 5);
+	r = nvmf_queue_get(c.q, NULL);
+	nvme_cmd_rw_sgl(nvmf_req_sqe(c.q, r), NVME_CMD_WRITE, 1, 0, LEN / 512, 0, 0, LEN, 0);
+	nvmf_queue_stage(c.q, r, data, LEN, 0);
+	CHECK_EQ(nvmf_queue_flush(c.q), 1);
+	CHECK(!(r->done & NVMF_REQ_SEND_DONE));
+	memset(bad, 0, sizeof(bad));
+	bad[0] = 0x0b;
+	bad[2] = 24;
+	put32(bad + 4, 24);
+	t0 = now_ms();
+	expect_fatal(&c, bad, sizeof(bad), -EPROTO, "queue 1: unknown PDU type 0x0b");
+	CHECK(now_ms() - t0 < 1000);
+	/* what the target can expect at most: the capsule, then the TermReq */
+	memset(want, 0, 72);
+	want[0] = 0x04;
+	want[2] = 72;
+	want[3] = 72;
+	put32(want + 4, CAP);
+	memcpy(want + 8, nvmf_req_sqe(c.q, r), 64);
+	memcpy(want + 72, data, LEN);
+	want[CAP] = 0x02;
+	want[CAP + 2] = 24;
+	put32(want + CAP + 4, 48);
+	put16(want + CAP + 8, 0x01);
+	memcpy(want + CAP + 24, bad, 24);
+	for (;;) {
+		struct pollfd pfd = { .fd = c.tfd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 3000) != 1) {
+			CHECK(!"the stream never ended");
+			break;
+		}
+		n = recv(c.tfd, got + have, sizeof(got) - have, MSG_DONTWAIT);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	CHECK(have > 72 && have <= ALL);
+	CHECK(memcmp(got, want, have) == 0);
+	conn_close(&c);
+}
+
+/* The host closing a queue says nothing more: no TermReq, the stream just ends. */
+static void test_close_quiet(void)
+{
+	struct conn_opts o = { 0 };
+	uint8_t cap[80], d[4096];
+	struct conn c;
+
+	if (conn_open(&c, &o))
+		return;
+	CHECK(submit_rw(c.q, NVME_CMD_READ, d, 4096, 0) != NULL);
+	CHECK(read_capsule(&c, cap) == 0);
+	nvmf_fabric_tcp.destroy(c.q, 0);
+	expect_no_term(&c);
+	close(c.tfd);
 }
 
 static void test_kill(void)
@@ -1362,22 +1612,51 @@ static void test_parsers(void)
 	/* the same bytes read without digests negotiated: PLEN then leaves 8 bytes of data */
 	CHECK_EQ(nvme_tcp_ch_parse(h, 0, 0, &info, why, sizeof(why)), 0);
 	CHECK_EQ(nvme_tcp_pdu_parse(h, &info, &f, why, sizeof(why)), -EPROTO);
-	/* PDO inside the header digest */
+	/* DATAL 4 where PLEN leaves 8: the H2CTermReq would name DATAL (byte 16) */
+	CHECK_EQ(f.err_fes, 0x01);
+	CHECK_EQ(f.err_fei, 16);
+	/* PDO inside the header digest: the field at byte 3 */
 	h[3] = 24;
 	CHECK_EQ(nvme_tcp_ch_parse(h, 1, 1, &info, why, sizeof(why)), -EPROTO);
 	CHECK(strstr(why, "PDO 24") != NULL);
-	/* PLEN with no room for data */
+	CHECK_EQ(info.err_fes, 0x01);
+	CHECK_EQ(info.err_fei, 3);
+	/* PLEN with no room for data: byte 4 */
 	h[3] = 28;
 	put32(h + 4, 32);
 	CHECK_EQ(nvme_tcp_ch_parse(h, 1, 1, &info, why, sizeof(why)), -EPROTO);
 	CHECK(strstr(why, "PLEN 32") != NULL);
+	CHECK_EQ(info.err_fes, 0x01);
+	CHECK_EQ(info.err_fei, 4);
 	pdu_r2t(h, 0, 1, 2, 3, 4);
 	put32(h + 4, 28);
 	CHECK_EQ(nvme_tcp_ch_parse(h, 0, 0, &info, why, sizeof(why)), -EPROTO);
 	CHECK(strstr(why, "R2T PDU with PLEN 28 (expected 24)") != NULL);
+	CHECK_EQ(info.err_fei, 4);
+	/* R2TL 0: byte 16 */
+	pdu_r2t(h, 0, 1, 2, 3, 0);
+	CHECK_EQ(nvme_tcp_ch_parse(h, 0, 0, &info, why, sizeof(why)), 0);
+	CHECK_EQ(nvme_tcp_pdu_parse(h, &info, &f, why, sizeof(why)), -EPROTO);
+	CHECK_EQ(f.err_fes, 0x01);
+	CHECK_EQ(f.err_fei, 16);
+	/* an ICResp once set up is out of sequence: FES 02h, no field named */
 	h[0] = 0x01;
 	CHECK_EQ(nvme_tcp_ch_parse(h, 0, 0, &info, why, sizeof(why)), -EPROTO);
 	CHECK(strstr(why, "ICResp") != NULL);
+	CHECK_EQ(info.err_fes, 0x02);
+	CHECK_EQ(info.err_fei, 0);
+	/* a CapsuleResp with HLEN 28: byte 2 */
+	pdu_rsp(h, 0, 1, 0);
+	h[2] = 28;
+	CHECK_EQ(nvme_tcp_ch_parse(h, 0, 0, &info, why, sizeof(why)), -EPROTO);
+	CHECK_EQ(info.err_fes, 0x01);
+	CHECK_EQ(info.err_fei, 2);
+	/* SUCCESS without LAST: the flags, byte 1 */
+	pdu_c2h(h, 0, 0, 0x12, 0, "abcd", 4, 0x08);
+	CHECK_EQ(nvme_tcp_ch_parse(h, 0, 0, &info, why, sizeof(why)), 0);
+	CHECK_EQ(nvme_tcp_pdu_parse(h, &info, &f, why, sizeof(why)), -EPROTO);
+	CHECK_EQ(f.err_fes, 0x01);
+	CHECK_EQ(f.err_fei, 1);
 	CHECK_STR(nvme_tcp_fes_name(3), "header digest error");
 	CHECK_STR(nvme_tcp_fes_name(0x99), "unknown fatal error status");
 	CHECK_STR(nvme_tcp_pdu_type_name(0x07), "C2HData");
@@ -1397,6 +1676,9 @@ int main(void)
 	test_protocol_errors();
 	test_data_success();
 	test_short_sends();
+	test_stats();
+	test_term_socket_full();
+	test_close_quiet();
 	test_kill();
 	test_kill_thread();
 	test_events();
