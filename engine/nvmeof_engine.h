@@ -77,7 +77,7 @@ struct nvmeof_file {
 	int                  adrfam;
 	struct nvmf_addr     paths[NVMF_MAX_PATHS]; /* traddr's list; [0] is traddr/trsvcid */
 	unsigned             nr_paths;
-	char                 disc_note[192]; /* discovery=: what the log gave, for the start line */
+	char                 disc_note[256]; /* discovery=: what the log gave, for the start line */
 	char                 disc_subnqn[256]; /* discovery=: the subsystem it found */
 	int                  discovered;     /* paths, subnqn and note come from discovery */
 	struct nvmf_ns_info  ns;

@@ -120,11 +120,6 @@ static int nvmeof_file_target(struct thread_data *td, struct fio_file *f, struct
 			       "capsule go in it; larger ones go by R2T\n");
 		return -EINVAL;
 	}
-	if (nf->trtype == NVMF_TRTYPE_TCP && o->discovery && *o->discovery) {
-		nvmeof_job_err(td, "discovery=%s with transport=tcp: this engine reads discovery logs "
-			       "over RDMA only; give traddr\n", o->discovery);
-		return -EINVAL;
-	}
 	snprintf(nf->traddr, sizeof(nf->traddr), "%s", rc && t.traddr[0] ? t.traddr :
 		 o->traddr ? o->traddr : "");
 	snprintf(nf->trsvcid, sizeof(nf->trsvcid), "%s", rc && t.trsvcid[0] ? t.trsvcid :
@@ -323,7 +318,7 @@ struct nvmeof_disc_result {
 	char             subnqn[NVMF_NQN_MAX + 1];
 	struct nvmf_addr paths[NVMF_MAX_PATHS];
 	unsigned         nr_paths;
-	char             note[192];
+	char             note[256];
 };
 
 /* Every file of the job takes the paths and subsystem discovery found. */
@@ -349,8 +344,9 @@ static void nvmeof_disc_apply(struct thread_data *td, const struct nvmeof_disc_r
 	}
 }
 
-/* In the probe child: read the discovery log, take the paths to subnqn (or to the one
- * subsystem it lists). */
+/* In the probe child: read the discovery log over the job's transport, take that transport's
+ * paths to subnqn (or to the one subsystem it lists); what another transport offered is
+ * skipped and counted on the start line. */
 static void nvmeof_discover_paths(struct thread_data *td, struct nvmeof_disc_result *d)
 {
 	struct nvmeof_options *o = td->eo;
@@ -359,8 +355,8 @@ static void nvmeof_discover_paths(struct thread_data *td, struct nvmeof_disc_res
 	struct nvmf_addr at;
 	char hostnqn[NVMF_NQN_MAX + 1];
 	uint64_t genctr = 0;
-	unsigned nr = 0, n, other = 0;
-	char other_s[48];
+	unsigned nr = 0, n, other = 0, refs = 0;
+	char other_s[48], refs_s[64];
 
 	memset(d, 0, sizeof(*d));
 	d->rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
@@ -372,18 +368,22 @@ static void nvmeof_discover_paths(struct thread_data *td, struct nvmeof_disc_res
 	lo.traddr = at.traddr;
 	lo.trsvcid = at.trsvcid[0] ? at.trsvcid : NULL;
 	d->rc = nvmf_discover(&lo, &e, &nr, &genctr, d->err, sizeof(d->err));
-	if (!d->rc)
-		d->rc = nvmf_disc_paths(e, nr, o->subnqn, d->paths, NVMF_MAX_PATHS, &d->nr_paths,
-					d->subnqn, sizeof(d->subnqn), &other, d->err,
+	if (!d->rc) {
+		d->rc = nvmf_disc_paths(e, nr, lo.trtype, o->subnqn, d->paths, NVMF_MAX_PATHS,
+					&d->nr_paths, d->subnqn, sizeof(d->subnqn), &other, d->err,
 					sizeof(d->err));
-	snprintf(other_s, sizeof(other_s), "%u entr%s of other transports skipped", other,
+		refs = nvmf_disc_referrals_other(e, nr, lo.trtype);
+	}
+	snprintf(other_s, sizeof(other_s), ", %u entr%s of other transports skipped", other,
 		 other == 1 ? "y" : "ies");
+	snprintf(refs_s, sizeof(refs_s), ", %u referral%s over other transports not followed",
+		 refs, refs == 1 ? "" : "s");
 	if (!d->rc)
-		snprintf(d->note, sizeof(d->note), "discovery %.64s:%.8s (generation %llu): %u RDMA "
+		snprintf(d->note, sizeof(d->note), "discovery %.64s:%.8s (generation %llu): %u %s "
 			 "path(s) of %u record(s)%s%s", at.traddr,
 			 at.trsvcid[0] ? at.trsvcid : NVMF_DISCOVERY_PORT,
-			 (unsigned long long)genctr, d->nr_paths, nr, other ? ", " : "",
-			 other ? other_s : "");
+			 (unsigned long long)genctr, d->nr_paths, nvmf_disc_transport_word(lo.trtype),
+			 nr, other ? other_s : "", refs ? refs_s : "");
 	free(e);
 }
 

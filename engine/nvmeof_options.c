@@ -679,9 +679,9 @@ struct fio_option nvmeof_fio_options[] = {
 		.lname    = "Discovery service",
 		.type     = FIO_OPT_STR_STORE,
 		.off1     = offsetof(struct nvmeof_options, discovery),
-		.help     = "ADDR[:PORT] (port 8009) of an NVMe-oF discovery service: every RDMA "
-			    "entry of subnqn (or of the one subsystem it lists) is a path; instead "
-			    "of traddr",
+		.help     = "ADDR[:PORT] (port 8009) of an NVMe-oF discovery service, read over the "
+			    "job's transport: every entry of that transport of subnqn (or of the "
+			    "one subsystem it lists) is a path; instead of traddr",
 		.category = FIO_OPT_C_ENGINE,
 		.group    = FIO_OPT_G_INVALID,
 	},

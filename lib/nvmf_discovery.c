@@ -1,4 +1,5 @@
-/* nvmf_discovery.c - discovery log reads over an admin-only lane (nvmf_discovery.h). */
+/* nvmf_discovery.c - discovery log reads over an admin-only lane, RDMA or TCP
+ * (nvmf_discovery.h). */
 #include "nvmf_discovery.h"
 
 #include <errno.h>
@@ -144,7 +145,7 @@ int nvmf_discover_via(const struct nvmf_disc_source *src, const struct nvmf_lane
 	struct nvmf_disc_entry *list = NULL;
 	unsigned n = 0, first;
 	uint64_t gen;
-	int rc;
+	int rc, tr = base->trtype ? base->trtype : NVMF_TRTYPE_RDMA;
 
 	*entries = NULL;
 	*nr = 0;
@@ -163,13 +164,15 @@ int nvmf_discover_via(const struct nvmf_disc_source *src, const struct nvmf_lane
 	if ((rc = disc_one(src, &o, 0, &list, &n, genctr, err, errlen)))
 		goto fail;
 	/* Referrals of the first log only: a referral's referrals are listed, not followed, so
-	 * two services that refer to each other cost one read each. */
+	 * two services that refer to each other cost one read each.  Only those over the
+	 * transport asked: the caller takes that transport's entries, and a service over another
+	 * (an RDMA one for a host with no RDMA device) could only fail the read. */
 	first = n;
 	for (unsigned i = 0; i < first; i++) {
 		struct nvmf_lane_opts r = o;
 		char traddr[NVMF_TRADDR_SIZE + 1], trsvcid[NVMF_TRSVCID_SIZE + 1];
 
-		if (list[i].subtype != NVMF_SUBTYPE_REFERRAL || list[i].trtype != NVMF_TRTYPE_RDMA)
+		if (list[i].subtype != NVMF_SUBTYPE_REFERRAL || list[i].trtype != tr)
 			continue;
 		/* list moves as it grows: the referral's address is copied out first */
 		memcpy(traddr, list[i].traddr, sizeof(traddr));
@@ -190,11 +193,29 @@ fail:
 	return rc;
 }
 
-int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *subnqn,
+const char *nvmf_disc_transport_word(int trtype)
+{
+	return trtype == NVMF_TRTYPE_TCP ? "TCP" : "RDMA";
+}
+
+unsigned nvmf_disc_referrals_other(const struct nvmf_disc_entry *e, unsigned nr, int trtype)
+{
+	int tr = trtype ? trtype : NVMF_TRTYPE_RDMA;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < nr; i++)
+		n += e[i].subtype == NVMF_SUBTYPE_REFERRAL && !e[i].from_referral &&
+		     e[i].trtype != tr;
+	return n;
+}
+
+int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, int trtype, const char *subnqn,
 		    struct nvmf_addr *paths, unsigned max, unsigned *npaths, char *subnqn_out,
 		    size_t subnqn_len, unsigned *other_transport, char *err, size_t errlen)
 {
 	const char *want = subnqn && *subnqn ? subnqn : NULL;
+	const char *word = nvmf_disc_transport_word(trtype);
+	int tr = trtype ? trtype : NVMF_TRTYPE_RDMA;
 
 	*npaths = 0;
 	*other_transport = 0;
@@ -231,7 +252,7 @@ int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *su
 
 		if (e[i].subtype != NVMF_SUBTYPE_NVME || strcmp(e[i].subnqn, want))
 			continue;
-		if (e[i].trtype != NVMF_TRTYPE_RDMA) {
+		if (e[i].trtype != tr) {
 			(*other_transport)++;
 			continue;
 		}
@@ -241,8 +262,8 @@ int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *su
 		if (dup)
 			continue;
 		if (*npaths == max)
-			return nvmf_errf(err, errlen, -E2BIG, "discovery: more than %u RDMA paths to "
-					 "%s", max, want);
+			return nvmf_errf(err, errlen, -E2BIG, "discovery: more than %u %s paths to "
+					 "%s", max, word, want);
 		if (strlen(e[i].traddr) >= sizeof(paths->traddr) ||
 		    strlen(e[i].trsvcid) >= sizeof(paths->trsvcid) || !nvmf_port_valid(e[i].trsvcid))
 			return nvmf_errf(err, errlen, -EINVAL, "discovery: entry %u: traddr '%.64s' "
@@ -253,7 +274,7 @@ int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *su
 		(*npaths)++;
 	}
 	if (!*npaths)
-		return nvmf_errf(err, errlen, -ENOENT, "discovery: no RDMA entry for %s%s", want,
+		return nvmf_errf(err, errlen, -ENOENT, "discovery: no %s entry for %s%s", word, want,
 				 *other_transport ? " (only other transports)" : "");
 	snprintf(subnqn_out, subnqn_len, "%s", want);
 	return 0;

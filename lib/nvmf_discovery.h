@@ -1,5 +1,6 @@
-/* nvmf_discovery.h - the discovery service of an NVMe/RDMA fabric: connect to a discovery
- * controller, read its discovery log in full, decode every entry, follow referrals once. */
+/* nvmf_discovery.h - the discovery service of an NVMe over Fabrics fabric (RDMA or TCP):
+ * connect to a discovery controller, read its discovery log in full, decode every entry,
+ * follow referrals once. */
 #ifndef FIO_NVMEOF_DISCOVERY_H
 #define FIO_NVMEOF_DISCOVERY_H
 
@@ -10,16 +11,20 @@
 #include "nvmf_spec.h"
 #include "nvmf_trid.h"
 
-#define NVMF_DISCOVERY_PORT  "8009"  /* the discovery service's IANA port for NVMe/RDMA */
+/* The discovery service's IANA port (nvme-disc), NVMe/TCP's convention for discovery; this
+ * project asks it on RDMA too (a Linux kernel target answers discovery on every port). */
+#define NVMF_DISCOVERY_PORT  "8009"
 #define NVMF_DISCOVERY_TRIES 4       /* log reads before a changing GENCTR is an error */
 
 /* Read the discovery log at base->traddr: an admin-only lane (no_io_queue, no keep-alive) to
  * the discovery NQN at base->trsvcid (NVMF_DISCOVERY_PORT when NULL or empty; base->subnqn,
- * kato_ms and no_io_queue are not used; host identity, host_traddr, adrfam and timeouts are).
- * The header, then all NUMREC entries, then the header again: read again while GENCTR changed
- * between them, up to NVMF_DISCOVERY_TRIES times.  Every RDMA referral entry (subtype 1) of
- * that log is then read the same way, once (the referral's own referrals are listed, not
- * followed), its entries appended with from_referral set.  *entries (free() it) and *nr get
+ * kato_ms and no_io_queue are not used; the transport (trtype, 0: RDMA), its digests, host
+ * identity, host_traddr, adrfam and timeouts are).  The header, then all NUMREC entries, then
+ * the header again: read again while GENCTR changed between them, up to NVMF_DISCOVERY_TRIES
+ * times.  Every referral entry (subtype 1) of that log over the same transport is then read
+ * the same way, once (the referral's own referrals are listed, not followed; so are the
+ * referrals over another transport: nvmf_disc_referrals_other counts them), its entries
+ * appended with from_referral set.  *entries (free() it) and *nr get
  * the entries in log order; *genctr the first log's GENCTR.  0, or a negative errno with one
  * line in err (connect failure, NVMe status, a log that kept changing, an entry that does not
  * decode: each named). */
@@ -48,14 +53,21 @@ int nvmf_discover_via(const struct nvmf_disc_source *src, const struct nvmf_lane
 		      struct nvmf_disc_entry **entries, unsigned *nr, uint64_t *genctr, char *err,
 		      size_t errlen);
 
-/* The paths to one subsystem in a discovery log: every RDMA entry of an NVM subsystem (subtype
- * 2) whose SUBNQN is subnqn, in log order, duplicates dropped.  subnqn NULL or "": the log must
- * list exactly one NVM subsystem (over any transport), which is taken (its NQN in
- * subnqn_out); several are refused naming them.  Entries of subnqn over another transport are
- * counted in *other_transport.  0 (at least one path), or -ENOENT/-EINVAL/-E2BIG with one line
- * in err. */
-int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, const char *subnqn,
+/* The paths to one subsystem in a discovery log: every entry of an NVM subsystem (subtype 2)
+ * over transport trtype (NVMF_TRTYPE_RDMA or _TCP; 0: RDMA) whose SUBNQN is subnqn, in log
+ * order, duplicates dropped.  subnqn NULL or "": the log must list exactly one NVM subsystem
+ * (over any transport), which is taken (its NQN in subnqn_out); several are refused naming
+ * them.  Entries of subnqn over another transport are counted in *other_transport.  0 (at
+ * least one path), or -ENOENT/-EINVAL/-E2BIG with one line in err (naming the transport). */
+int nvmf_disc_paths(const struct nvmf_disc_entry *e, unsigned nr, int trtype, const char *subnqn,
 		    struct nvmf_addr *paths, unsigned max, unsigned *npaths, char *subnqn_out,
 		    size_t subnqn_len, unsigned *other_transport, char *err, size_t errlen);
+
+/* The referrals nvmf_discover listed and did not follow because they are over another
+ * transport than trtype (0: RDMA): referral entries of the first log (from_referral 0). */
+unsigned nvmf_disc_referrals_other(const struct nvmf_disc_entry *e, unsigned nr, int trtype);
+
+/* "TCP" for NVMF_TRTYPE_TCP, else "RDMA" (0 is RDMA): the word the messages use. */
+const char *nvmf_disc_transport_word(int trtype);
 
 #endif

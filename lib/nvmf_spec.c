@@ -528,6 +528,8 @@ int nvmf_disc_entry_decode(const void *raw1024, struct nvmf_disc_entry *e, char 
 		e->rdma_prtype = p[769];
 		e->rdma_cms = p[770];
 		e->rdma_pkey = nvmf_get_le16(p + 776);
+	} else if (e->trtype == NVMF_TRTYPE_TCP) {
+		e->tcp_sectype = p[768];
 	}
 	/* A referral read as a subsystem (or the reverse) sends the host to the wrong place. */
 	if (e->subtype < NVMF_SUBTYPE_REFERRAL || e->subtype > NVMF_SUBTYPE_CURRENT) {
@@ -613,6 +615,16 @@ const char *nvmf_rdma_prtype_name(uint8_t prtype)
 const char *nvmf_rdma_cms_name(uint8_t cms)
 {
 	return cms == 1 ? "rdma-cm" : "unrecognized";
+}
+
+const char *nvmf_tcp_sectype_name(uint8_t sectype)
+{
+	switch (sectype) {
+	case 0: return "none";
+	case 1: return "tls";
+	case 2: return "tls13";
+	default: return "unrecognized";
+	}
 }
 
 /* ---- NVMe/TCP ---------------------------------------------------------------------------- */

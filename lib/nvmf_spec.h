@@ -852,6 +852,9 @@ struct nvmf_disc_entry {
 	/* the TSAS of an RDMA entry (trtype 1); zero otherwise */
 	uint8_t  rdma_qptype, rdma_prtype, rdma_cms;
 	uint16_t rdma_pkey;
+	/* the TSAS of a TCP entry (trtype 3): SECTYPE (0 none, 1 TLS 1.2, 2 TLS 1.3); zero
+	 * otherwise */
+	uint8_t  tcp_sectype;
 	/* nvmf_discover: 0 from the discovery controller asked; n > 0 from the one the referral
 	 * entry at index n - 1 named */
 	unsigned from_referral;
@@ -1238,6 +1241,8 @@ const char *nvmf_treq_secure_name(uint8_t treq);
 const char *nvmf_rdma_qptype_name(uint8_t qptype);
 const char *nvmf_rdma_prtype_name(uint8_t prtype);
 const char *nvmf_rdma_cms_name(uint8_t cms);
+/* A TCP entry's SECTYPE as nvme-cli names it: "none", "tls", "tls13"; else "unrecognized". */
+const char *nvmf_tcp_sectype_name(uint8_t sectype);
 
 /* ======================================================================== */
 /* NVMe/TCP transport (NVMe/TCP Transport Specification 1.0, TP 8000)        */

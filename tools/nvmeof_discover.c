@@ -1,11 +1,13 @@
-/* nvmeof_discover.c - tools/nvmeof-discover: list what an NVMe/RDMA discovery service offers,
- * as `nvme discover` prints it, through this project's initiator (lib/nvmf_discovery.c), so no
- * kernel initiator (nvme-rdma, nvme-cli) is needed.
+/* nvmeof_discover.c - tools/nvmeof-discover: list what an NVMe-oF discovery service offers
+ * over RDMA or TCP, as `nvme discover` prints it, through this project's initiator
+ * (lib/nvmf_discovery.c), so no kernel initiator (nvme-rdma, nvme-tcp, nvme-cli) is needed.
  *
- *   nvmeof-discover ADDR[:PORT] [--output-format=normal|json] [--hostnqn=NQN]
- *                   [--host-traddr=ADDR]
+ *   nvmeof-discover ADDR[:PORT] [--transport=rdma|tcp] [--output-format=normal|json]
+ *                   [--hostnqn=NQN] [--host-traddr=ADDR]
  *
  * ADDR is an IPv4 address or host name, an IPv6 address, or [IPv6]:PORT; PORT defaults to 8009.
+ * The transport (default rdma) is the discovery connection's; referrals over it are followed
+ * once, referrals over the other are listed only.
  * Exit 0: listed; 1: the connection or the target failed (one line on stderr); 2: bad
  * arguments (one line naming the argument). */
 #include <errno.h>
@@ -22,8 +24,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " ADDR[:PORT] [--output-format=normal|json] [--hostnqn=NQN] "
-		"[--host-traddr=ADDR]\n");
+	fprintf(f, "usage: " PROG " ADDR[:PORT] [--transport=rdma|tcp] "
+		"[--output-format=normal|json] [--hostnqn=NQN] [--host-traddr=ADDR]\n");
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -121,6 +123,8 @@ static void print_normal(const struct nvmf_disc_entry *e, unsigned n, uint64_t g
 			printf("rdma_qptype: %s\n", nvmf_rdma_qptype_name(e->rdma_qptype));
 			printf("rdma_cms:    %s\n", nvmf_rdma_cms_name(e->rdma_cms));
 			printf("rdma_pkey: 0x%04x\n", e->rdma_pkey);
+		} else if (e->trtype == NVMF_TRTYPE_TCP) {
+			printf("sectype: %s\n", nvmf_tcp_sectype_name(e->tcp_sectype));
 		}
 		if (e->from_referral)
 			printf("referral: from the service of entry %u\n", e->from_referral - 1);
@@ -161,6 +165,8 @@ static void print_json(const struct nvmf_disc_entry *e, unsigned n, uint64_t gen
 			json_str("rdma_qptype", nvmf_rdma_qptype_name(e->rdma_qptype), 1);
 			json_str("rdma_cms", nvmf_rdma_cms_name(e->rdma_cms), 1);
 			printf("      \"rdma_pkey\": \"0x%04x\",\n", e->rdma_pkey);
+		} else if (e->trtype == NVMF_TRTYPE_TCP) {
+			json_str("sectype", nvmf_tcp_sectype_name(e->tcp_sectype), 1);
 		}
 		printf("      \"from_referral\": %d\n", (int)e->from_referral - 1);
 		printf("    }%s\n", i + 1 < n ? "," : "");
@@ -171,6 +177,7 @@ static void print_json(const struct nvmf_disc_entry *e, unsigned n, uint64_t gen
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "transport", required_argument, NULL, 't' },
 		{ "output-format", required_argument, NULL, 'o' },
 		{ "hostnqn", required_argument, NULL, 'q' },
 		{ "host-traddr", required_argument, NULL, 'w' },
@@ -183,11 +190,19 @@ int main(int argc, char **argv)
 	struct nvmf_disc_entry *e;
 	uint64_t genctr;
 	unsigned n;
-	int json = 0, c, rc;
+	int json = 0, trtype = NVMF_TRTYPE_RDMA, c, rc;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:q:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:o:q:w:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 't':
+			if (!strcmp(optarg, "rdma"))
+				trtype = NVMF_TRTYPE_RDMA;
+			else if (!strcmp(optarg, "tcp"))
+				trtype = NVMF_TRTYPE_TCP;
+			else
+				return usage_error("--transport=%s: not rdma or tcp", optarg);
+			break;
 		case 'o':
 			if (!strcmp(optarg, "json"))
 				json = 1;
@@ -210,7 +225,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt && strchr("oqw", optopt) && optind > 0)
+			if (optopt && strchr("toqw", optopt) && optind > 0)
 				return usage_error("%s needs a value", argv[optind - 1]);
 			return usage_error("%s: unknown option", argv[optind - 1]);
 		}
@@ -231,6 +246,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": host identity: %s\n", err);
 		return 1;
 	}
+	o.trtype = trtype;
 	o.traddr = addr;
 	o.trsvcid = port[0] ? port : NULL;
 	o.host_traddr = host_traddr;

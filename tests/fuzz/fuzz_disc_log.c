@@ -67,6 +67,8 @@ static void decode_one(const uint8_t *raw)
 	FUZZ_ASSERT(strcmp(nvmf_subtype_name(e.subtype), "unrecognized") != 0);
 	FUZZ_ASSERT(e.trtype == raw[0] && e.portid == nvmf_get_le16(raw + 4));
 	FUZZ_ASSERT(e.trtype == NVMF_TRTYPE_RDMA || (e.rdma_qptype == 0 && e.rdma_pkey == 0));
+	FUZZ_ASSERT(e.trtype == NVMF_TRTYPE_TCP ? e.tcp_sectype == raw[768] : e.tcp_sectype == 0);
+	FUZZ_ASSERT(nvmf_tcp_sectype_name(e.tcp_sectype)[0]);
 	FUZZ_ASSERT(nvmf_trtype_name(e.trtype)[0] && nvmf_adrfam_name(e.adrfam)[0]);
 	FUZZ_ASSERT(nvmf_treq_secure_name(e.treq)[0] && nvmf_rdma_qptype_name(e.rdma_qptype)[0]);
 	FUZZ_ASSERT(nvmf_rdma_prtype_name(e.rdma_prtype)[0] && nvmf_rdma_cms_name(e.rdma_cms)[0]);

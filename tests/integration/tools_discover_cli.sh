@@ -27,7 +27,9 @@ expect() {
 
 expect no-address 2 '^nvmeof-discover: ADDR\[:PORT\] is required'
 expect two-addresses 2 "^nvmeof-discover: 10.0.0.2: one ADDR" 10.0.0.1 10.0.0.2
-expect unknown-option 2 '^nvmeof-discover: --transport=rdma: unknown option' --transport=rdma 10.0.0.1
+expect unknown-option 2 '^nvmeof-discover: --hdr-digest: unknown option' --hdr-digest 10.0.0.1
+expect bad-transport 2 '^nvmeof-discover: --transport=fc: not rdma or tcp' --transport=fc 10.0.0.1
+expect transport-no-value 2 '^nvmeof-discover: --transport needs a value' 10.0.0.1 --transport
 expect bad-format 2 '^nvmeof-discover: --output-format=xml: not normal or json' --output-format=xml 10.0.0.1
 expect format-no-value 2 '^nvmeof-discover: --output-format needs a value' 10.0.0.1 --output-format
 expect port-zero 2 "'10.0.0.1:0': PORT is not 1..65535" 10.0.0.1:0
@@ -48,6 +50,11 @@ expect unresolvable 1 "^nvmeof-discover: discovery at no-such-host\.invalid:8009
 	no-such-host.invalid
 expect unresolvable-port 1 "^nvmeof-discover: discovery at no-such-host\.invalid:4420: " --output-format=json \
 	no-such-host.invalid:4420
+expect unresolvable-tcp 1 "^nvmeof-discover: discovery at no-such-host\.invalid:8009: traddr 'no-such-host\.invalid'" \
+	--transport=tcp no-such-host.invalid
+# nothing listens on 127.0.0.1:9 (discard): the TCP connection is refused, named
+expect refused-tcp 1 "^nvmeof-discover: discovery at 127\.0\.0\.1:9: NVMe/TCP connection to 127\.0\.0\.1:9: connect: " \
+	--transport tcp 127.0.0.1:9
 expect unresolvable-v6-port 1 "^nvmeof-discover: discovery at no-such-host\.invalid:4421: " '[no-such-host.invalid]:4421'
 
 out=$("$T" --help 2>&1); rc=$?

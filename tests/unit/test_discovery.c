@@ -6,8 +6,10 @@
  * short log refused, a referral back to the same controller followed once.  The logs are raw
  * bytes at the offsets of NVMe-oF 1.1 5.3.
  *
- * nvmf_disc_paths: RDMA entries only, duplicates once, the one subsystem taken when none is
- * named, several refused naming them. */
+ * nvmf_disc_paths: the job's transport's entries only (RDMA, or TCP), the others counted,
+ * duplicates once, the one subsystem taken when none is named, several refused naming them.
+ * nvmf_discover_via over TCP: the connection asks TCP; referrals over that transport are
+ * followed, over another listed only. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,11 +74,11 @@ static void put64(uint8_t *b, size_t off, uint64_t v)
 }
 
 /* One 1024-byte entry at e: TRTYPE 0, ADRFAM 1, SUBTYPE 2, TRSVCID 32, SUBNQN 256, TRADDR 512. */
-static void raw_entry(uint8_t *e, uint8_t subtype, const char *nqn, const char *addr,
-		      const char *port)
+static void raw_entry(uint8_t *e, uint8_t trtype, uint8_t subtype, const char *nqn,
+		      const char *addr, const char *port)
 {
 	memset(e, 0, 1024);
-	e[0] = NVMF_TRTYPE_RDMA;
+	e[0] = trtype ? trtype : NVMF_TRTYPE_RDMA;
 	e[1] = NVMF_ADRFAM_IPV4;
 	e[2] = subtype;
 	put16(e, 6, 0xffff);               /* CNTLID: dynamic */
@@ -88,6 +90,7 @@ static void raw_entry(uint8_t *e, uint8_t subtype, const char *nqn, const char *
 struct raw_ent {
 	uint8_t subtype;
 	const char *nqn, *addr, *port;
+	uint8_t trtype;                    /* 0: RDMA */
 };
 
 /* Generation g of d's log: GENCTR, NUMREC, RECFMT 0 at 0/8/16, then `have` of the entries (a
@@ -102,7 +105,8 @@ static void dc_log(struct dc *d, unsigned g, uint64_t genctr, uint64_t numrec,
 	put64(b, 8, numrec);
 	put16(b, 16, 0);
 	for (unsigned i = 0; i < have; i++)
-		raw_entry(b + 1024 + 1024 * i, e[i].subtype, e[i].nqn, e[i].addr, e[i].port);
+		raw_entry(b + 1024 + 1024 * i, e[i].trtype, e[i].subtype, e[i].nqn, e[i].addr,
+			  e[i].port);
 	d->sent[g] = 1024 + 1024 * (size_t)have;
 }
 
@@ -197,8 +201,8 @@ static int discover(const char *traddr, struct nvmf_disc_entry **e, unsigned *nr
 static void test_discover_stable(void)
 {
 	static const struct raw_ent e[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4421" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4421", 0 },
 	};
 	struct nvmf_disc_entry *got;
 	unsigned nr;
@@ -243,13 +247,13 @@ static void test_discover_stable(void)
 static void test_discover_changes_after_header(void)
 {
 	static const struct raw_ent old[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.old", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.old", "10.0.0.2", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.old", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.old", "10.0.0.2", "4420", 0 },
 	};
 	static const struct raw_ent new[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.2", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.3", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.2", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.new", "10.0.0.3", "4420", 0 },
 	};
 	struct nvmf_disc_entry *got;
 	unsigned nr;
@@ -287,12 +291,12 @@ static void test_discover_changes_after_header(void)
 static void test_discover_changes_inside_entry(void)
 {
 	static const struct raw_ent g0[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4420", 0 },
 	};
 	static const struct raw_ent g1[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.b", "10.0.0.3", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.b", "10.0.0.3", "4420", 0 },
 	};
 	struct nvmf_disc_entry *got;
 	struct nvmf_addr p[4];
@@ -323,7 +327,7 @@ static void test_discover_changes_inside_entry(void)
 	}
 	/* and so nqn.a has one path, not one at 10.0.0.3 */
 	if (rc == 0) {
-		rc = nvmf_disc_paths(got, nr, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err,
+		rc = nvmf_disc_paths(got, nr, 0, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err,
 				     sizeof(err));
 		CHECK_EQ(rc, 0);
 		CHECK_EQ(n, 1);
@@ -341,7 +345,7 @@ static void script_moving(struct dc *d, int settle_last)
 	unsigned cmds = 3 * NVMF_DISCOVERY_TRIES;
 
 	for (unsigned g = 0; g <= NVMF_DISCOVERY_TRIES; g++) {
-		struct raw_ent e = { NVMF_SUBTYPE_NVME, "nqn.a", addr[g], "4420" };
+		struct raw_ent e = { NVMF_SUBTYPE_NVME, "nqn.a", addr[g], "4420", 0 };
 
 		dc_log(d, g, 100 + g, 1, &e, 1);
 	}
@@ -408,7 +412,7 @@ static void test_discover_settles_on_last_try(void)
  * next read's header is refused, named. */
 static void test_discover_header_turns_bad(void)
 {
-	static const struct raw_ent e[] = { { NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" } };
+	static const struct raw_ent e[] = { { NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", 0 } };
 	struct nvmf_disc_entry *got;
 	unsigned nr;
 	uint64_t gen;
@@ -437,8 +441,8 @@ static void test_discover_header_turns_bad(void)
 static void test_discover_short_log(void)
 {
 	static const struct raw_ent e[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4420" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4420", 0 },
 	};
 	struct nvmf_disc_entry *got;
 	unsigned nr;
@@ -465,8 +469,8 @@ static void test_discover_short_log(void)
 static void test_discover_referral_to_self(void)
 {
 	static const struct raw_ent e[] = {
-		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420" },
-		{ NVMF_SUBTYPE_REFERRAL, NVMF_DISCOVERY_NQN, "10.0.0.1", "8009" },
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", 0 },
+		{ NVMF_SUBTYPE_REFERRAL, NVMF_DISCOVERY_NQN, "10.0.0.1", "8009", 0 },
 	};
 	struct nvmf_disc_entry *got;
 	struct nvmf_addr p[4];
@@ -494,13 +498,19 @@ static void test_discover_referral_to_self(void)
 		CHECK_EQ(got[3].from_referral, 2);
 		CHECK_EQ(got[3].subtype, NVMF_SUBTYPE_REFERRAL);
 		/* the subsystem listed twice is one path */
-		rc = nvmf_disc_paths(got, nr, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err,
+		rc = nvmf_disc_paths(got, nr, 0, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err,
 				     sizeof(err));
 		CHECK_EQ(rc, 0);
 		CHECK_EQ(n, 1);
 	}
 	free(got);
 }
+
+/* nvmf_disc_paths with the same arguments but the log, the transport, the subsystem and the
+ * room for paths */
+#define PATHS(list, count, tr, subnqn, max) \
+	nvmf_disc_paths(list, count, tr, subnqn, p, max, &n, nqn, sizeof(nqn), &other, err, \
+			sizeof(err))
 
 static void test_disc_paths(void)
 {
@@ -518,33 +528,181 @@ static void test_disc_paths(void)
 	e[5] = ent(NVMF_TRTYPE_RDMA, NVMF_SUBTYPE_NVME, "nqn.b", "10.0.0.1", "4420");
 	e[6] = ent(NVMF_TRTYPE_RDMA, NVMF_SUBTYPE_REFERRAL, "", "10.0.0.9", "8009");
 
-	rc = nvmf_disc_paths(e, 7, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(e, 7, NVMF_TRTYPE_RDMA, "nqn.a", 4);
 	CHECK(rc == 0 && n == 2 && other == 1);
 	CHECK(!strcmp(p[0].traddr, "10.0.0.1") && !strcmp(p[0].trsvcid, "4420"));
 	CHECK(!strcmp(p[1].traddr, "10.0.0.2") && !strcmp(p[1].trsvcid, "4421"));
 	CHECK(!strcmp(nqn, "nqn.a"));
+	/* transport 0 is RDMA */
+	rc = PATHS(e, 7, 0, "nqn.a", 4);
+	CHECK(rc == 0 && n == 2 && other == 1);
 
 	/* no subnqn: two subsystems listed, refused naming both */
-	rc = nvmf_disc_paths(e, 7, NULL, p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(e, 7, NVMF_TRTYPE_RDMA, NULL, 4);
 	CHECK(rc == -EINVAL && strstr(err, "2 subsystems (nqn.a, nqn.b)") && strstr(err, "subnqn"));
 	/* no subnqn, one subsystem: taken */
-	rc = nvmf_disc_paths(e, 5, "", p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(e, 5, NVMF_TRTYPE_RDMA, "", 4);
 	CHECK(rc == 0 && n == 2 && !strcmp(nqn, "nqn.a"));
 	/* a subsystem not listed, or only over TCP */
-	rc = nvmf_disc_paths(e, 7, "nqn.zz", p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(e, 7, NVMF_TRTYPE_RDMA, "nqn.zz", 4);
 	CHECK(rc == -ENOENT && strstr(err, "no RDMA entry for nqn.zz"));
-	rc = nvmf_disc_paths(&e[2], 1, "nqn.a", p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(&e[2], 1, NVMF_TRTYPE_RDMA, "nqn.a", 4);
 	CHECK(rc == -ENOENT && strstr(err, "only other transports") && other == 1);
-	rc = nvmf_disc_paths(e, 1, NULL, p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(e, 1, NVMF_TRTYPE_RDMA, NULL, 4);
 	CHECK(rc == -ENOENT && strstr(err, "no NVM subsystem"));
 	/* more paths than room; a port that is not one */
-	rc = nvmf_disc_paths(e, 7, "nqn.a", p, 1, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(e, 7, NVMF_TRTYPE_RDMA, "nqn.a", 1);
 	CHECK(rc == -E2BIG && strstr(err, "more than 1 RDMA paths"));
 	e[7] = ent(NVMF_TRTYPE_RDMA, NVMF_SUBTYPE_NVME, "nqn.c", "10.0.0.3", "http");
-	rc = nvmf_disc_paths(&e[7], 1, "nqn.c", p, 4, &n, nqn, sizeof(nqn), &other, err, sizeof(err));
+	rc = PATHS(&e[7], 1, NVMF_TRTYPE_RDMA, "nqn.c", 4);
 	CHECK(rc == -EINVAL && strstr(err, "entry 1"));
 	if (check_failures)
 		fprintf(stderr, "  last err: %s\n", err);
+}
+
+/* The same log read by a TCP job: its TCP entries are the paths, the RDMA ones of the
+ * subsystem are counted as skipped; each message names TCP. */
+static void test_disc_paths_tcp(void)
+{
+	struct nvmf_disc_entry e[8];
+	struct nvmf_addr p[4];
+	char nqn[257], err[256];
+	unsigned n, other;
+	int rc;
+
+	e[0] = ent(NVMF_TRTYPE_TCP, NVMF_SUBTYPE_CURRENT, NVMF_DISCOVERY_NQN, "10.0.0.1", "8009");
+	e[1] = ent(NVMF_TRTYPE_RDMA, NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420");
+	e[2] = ent(NVMF_TRTYPE_TCP, NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420");
+	e[3] = ent(NVMF_TRTYPE_TCP, NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4430");
+	e[4] = ent(NVMF_TRTYPE_TCP, NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420"); /* again */
+	e[5] = ent(NVMF_TRTYPE_RDMA, NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.2", "4421");
+	e[6] = ent(NVMF_TRTYPE_TCP, NVMF_SUBTYPE_NVME, "nqn.b", "10.0.0.1", "4420");
+	e[7] = ent(NVMF_TRTYPE_FC, NVMF_SUBTYPE_NVME, "nqn.a", "nn-0x1:pn-0x2", "none");
+
+	rc = PATHS(e, 8, NVMF_TRTYPE_TCP, "nqn.a", 4);
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(other, 3);                /* two RDMA entries and the FC one */
+	CHECK(!strcmp(p[0].traddr, "10.0.0.1") && !strcmp(p[0].trsvcid, "4420"));
+	CHECK(!strcmp(p[1].traddr, "10.0.0.1") && !strcmp(p[1].trsvcid, "4430"));
+	/* the RDMA job of the same log still takes only its own */
+	rc = PATHS(e, 8, NVMF_TRTYPE_RDMA, "nqn.a", 4);
+	CHECK(rc == 0 && n == 2 && other == 4);
+	CHECK(!strcmp(p[0].traddr, "10.0.0.1") && !strcmp(p[1].traddr, "10.0.0.2"));
+	/* nqn.b over TCP only: the RDMA job finds none, named */
+	rc = PATHS(e, 8, NVMF_TRTYPE_RDMA, "nqn.b", 4);
+	CHECK_EQ(rc, -ENOENT);
+	CHECK_STR(err, "discovery: no RDMA entry for nqn.b (only other transports)");
+	/* nqn.a's RDMA entries alone, read by a TCP job */
+	rc = PATHS(&e[5], 1, NVMF_TRTYPE_TCP, "nqn.a", 4);
+	CHECK_EQ(rc, -ENOENT);
+	CHECK_STR(err, "discovery: no TCP entry for nqn.a (only other transports)");
+	rc = PATHS(e, 8, NVMF_TRTYPE_TCP, "nqn.zz", 4);
+	CHECK_STR(err, "discovery: no TCP entry for nqn.zz");
+	rc = PATHS(e, 8, NVMF_TRTYPE_TCP, "nqn.a", 1);
+	CHECK_EQ(rc, -E2BIG);
+	CHECK_STR(err, "discovery: more than 1 TCP paths to nqn.a");
+	/* no subnqn: the subsystems over any transport count (nqn.b is TCP, nqn.a both) */
+	rc = PATHS(e, 8, NVMF_TRTYPE_TCP, NULL, 4);
+	CHECK(rc == -EINVAL && strstr(err, "2 subsystems (nqn.a, nqn.b)"));
+	rc = PATHS(&e[6], 1, NVMF_TRTYPE_TCP, NULL, 4);
+	CHECK(rc == 0 && n == 1 && !strcmp(nqn, "nqn.b") && !strcmp(p[0].trsvcid, "4420"));
+	CHECK_STR(nvmf_disc_transport_word(NVMF_TRTYPE_TCP), "TCP");
+	CHECK_STR(nvmf_disc_transport_word(NVMF_TRTYPE_RDMA), "RDMA");
+	CHECK_STR(nvmf_disc_transport_word(0), "RDMA");
+	if (check_failures)
+		fprintf(stderr, "  last err: %s\n", err);
+}
+
+/* A TCP discovery: the connection asks TCP (with the job's digests); of two referrals the TCP
+ * one is followed over TCP and the RDMA one is listed, not followed, and counted by
+ * nvmf_disc_referrals_other.  An RDMA discovery of the same log follows the other one. */
+static struct dc dc2, dc3;
+
+static void test_discover_tcp_referrals(void)
+{
+	static const struct raw_ent e1[] = {
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4420", NVMF_TRTYPE_TCP },
+		{ NVMF_SUBTYPE_REFERRAL, NVMF_DISCOVERY_NQN, "10.0.0.1", "4430", NVMF_TRTYPE_TCP },
+		{ NVMF_SUBTYPE_REFERRAL, NVMF_DISCOVERY_NQN, "10.0.0.1", "4421", NVMF_TRTYPE_RDMA },
+	};
+	static const struct raw_ent e2[] = {     /* behind the TCP referral */
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4430", NVMF_TRTYPE_TCP },
+	};
+	static const struct raw_ent e3[] = {     /* behind the RDMA referral */
+		{ NVMF_SUBTYPE_NVME, "nqn.a", "10.0.0.1", "4421", NVMF_TRTYPE_RDMA },
+	};
+	struct nvmf_lane_opts o;
+	struct nvmf_disc_entry *got;
+	struct nvmf_addr p[4];
+	char nqn[257], err[256];
+	unsigned nr, n, other;
+	uint64_t gen;
+	int rc;
+
+	dc_reset(&dc1, "10.0.0.1", "4420");
+	dc_log(&dc1, 0, 9, 3, e1, 3);
+	dc_reset(&dc2, "10.0.0.1", "4430");
+	dc_log(&dc2, 0, 1, 1, e2, 1);
+	dc_reset(&dc3, "10.0.0.1", "4421");
+	dc_log(&dc3, 0, 1, 1, e3, 1);
+	fabric[0] = &dc1;
+	fabric[1] = &dc2;
+	fabric[2] = &dc3;
+	nfabric = 3;
+	memset(&o, 0, sizeof(o));
+	o.trtype = NVMF_TRTYPE_TCP;
+	o.hdr_digest = 1;
+	o.traddr = "10.0.0.1";
+	o.trsvcid = "4420";
+	rc = nvmf_discover_via(&dc_source, &o, &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(nr, 4);
+	CHECK_EQ(gen, 9);
+	CHECK_EQ(dc1.opens, 1);
+	CHECK_EQ(dc2.opens, 1);
+	CHECK_EQ(dc3.opens, 0);            /* the RDMA referral: not followed */
+	CHECK_EQ(dc1.seen.trtype, NVMF_TRTYPE_TCP);
+	CHECK_EQ(dc1.seen.hdr_digest, 1);
+	CHECK_STR(dc1.seen.subnqn, NVMF_DISCOVERY_NQN);
+	CHECK_EQ(dc2.seen.trtype, NVMF_TRTYPE_TCP);
+	CHECK_STR(dc2.seen_trsvcid, "4430");
+	if (rc == 0 && nr == 4) {
+		CHECK_EQ(got[0].trtype, NVMF_TRTYPE_TCP);
+		CHECK_EQ(got[2].trtype, NVMF_TRTYPE_RDMA);
+		CHECK_EQ(got[3].from_referral, 2);   /* through the referral at index 1 */
+		CHECK_STR(got[3].trsvcid, "4430");
+		CHECK_EQ(nvmf_disc_referrals_other(got, nr, NVMF_TRTYPE_TCP), 1);
+		CHECK_EQ(nvmf_disc_referrals_other(got, nr, NVMF_TRTYPE_RDMA), 1);
+		rc = PATHS(got, nr, NVMF_TRTYPE_TCP, "nqn.a", 4);
+		CHECK(rc == 0 && n == 2 && other == 0);
+		CHECK(!strcmp(p[0].trsvcid, "4420") && !strcmp(p[1].trsvcid, "4430"));
+	}
+	free(got);
+
+	/* the same service read over RDMA: the RDMA referral is the one followed */
+	dc_reset(&dc1, "10.0.0.1", "4420");
+	dc_log(&dc1, 0, 9, 3, e1, 3);
+	dc_reset(&dc2, "10.0.0.1", "4430");
+	dc_log(&dc2, 0, 1, 1, e2, 1);
+	dc_reset(&dc3, "10.0.0.1", "4421");
+	dc_log(&dc3, 0, 1, 1, e3, 1);
+	o.trtype = 0;
+	o.hdr_digest = 0;
+	rc = nvmf_discover_via(&dc_source, &o, &got, &nr, &gen, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(nr, 4);
+	CHECK_EQ(dc2.opens, 0);
+	CHECK_EQ(dc3.opens, 1);
+	CHECK_EQ(dc3.seen.trtype, 0);      /* the base's, as given */
+	if (rc == 0 && nr == 4) {
+		CHECK_EQ(got[3].from_referral, 3);
+		CHECK_EQ(nvmf_disc_referrals_other(got, nr, 0), 1);
+		rc = PATHS(got, nr, 0, "nqn.a", 4);
+		CHECK(rc == 0 && n == 1 && other == 1 && !strcmp(p[0].trsvcid, "4421"));
+	}
+	free(got);
+	nfabric = 1;
 }
 
 int main(void)
@@ -559,5 +717,8 @@ int main(void)
 	test_discover_referral_to_self();
 	CHECK_EQ(dc_overflow, 0);
 	test_disc_paths();
+	test_disc_paths_tcp();
+	test_discover_tcp_referrals();
+	CHECK_EQ(dc_overflow, 0);
 	return check_done("test_discovery");
 }

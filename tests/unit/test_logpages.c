@@ -283,6 +283,7 @@ static void test_disc_entry(void)
 	CHECK_EQ(d.rdma_prtype, 4);
 	CHECK_EQ(d.rdma_cms, 1);
 	CHECK_EQ(d.rdma_pkey, 0x8001);
+	CHECK_EQ(d.tcp_sectype, 0);        /* byte 768 of an RDMA entry is its QPTYPE */
 	CHECK_EQ(d.from_referral, 0);
 
 	/* space padding (as some targets pad TRSVCID/TRADDR) is dropped */
@@ -308,13 +309,25 @@ static void test_disc_entry(void)
 	CHECK_EQ(nvmf_disc_entry_decode(e, &d, why, sizeof(why)), 0);
 	CHECK_STR(d.subnqn, full);
 
-	/* a non-RDMA entry: TSAS is not read as RDMA's */
+	/* a TCP entry: TSAS is not read as RDMA's; its byte 0 (entry byte 768) is SECTYPE */
 	disc_raw(e, NVMF_SUBTYPE_CURRENT, "4420", NVMF_DISCOVERY_NQN, "10.0.0.1");
 	e[0] = 3;                          /* tcp */
+	e[768] = 2;                        /* SECTYPE TLS 1.3 */
 	CHECK_EQ(nvmf_disc_entry_decode(e, &d, why, sizeof(why)), 0);
 	CHECK_EQ(d.trtype, 3);
+	CHECK_EQ(d.tcp_sectype, 2);
 	CHECK_EQ(d.rdma_qptype, 0);
+	CHECK_EQ(d.rdma_prtype, 0);
 	CHECK_EQ(d.rdma_pkey, 0);
+	e[768] = 0;                        /* none, as nvmet writes it */
+	CHECK_EQ(nvmf_disc_entry_decode(e, &d, why, sizeof(why)), 0);
+	CHECK_EQ(d.tcp_sectype, 0);
+	/* another transport (FC): neither TSAS is read */
+	e[0] = 2;
+	e[768] = 1;
+	CHECK_EQ(nvmf_disc_entry_decode(e, &d, why, sizeof(why)), 0);
+	CHECK_EQ(d.tcp_sectype, 0);
+	CHECK_EQ(d.rdma_qptype, 0);
 
 	/* bad values: each named, and the entry left zeroed */
 	disc_raw(e, 0, "4420", "nqn.x", "10.0.0.1");
@@ -384,6 +397,10 @@ static void test_disc_entry(void)
 	CHECK_STR(nvmf_rdma_prtype_name(6), "unrecognized");
 	CHECK_STR(nvmf_rdma_cms_name(1), "rdma-cm");
 	CHECK_STR(nvmf_rdma_cms_name(0), "unrecognized");
+	CHECK_STR(nvmf_tcp_sectype_name(0), "none");
+	CHECK_STR(nvmf_tcp_sectype_name(1), "tls");
+	CHECK_STR(nvmf_tcp_sectype_name(2), "tls13");
+	CHECK_STR(nvmf_tcp_sectype_name(3), "unrecognized");
 	CHECK_STR(NVMF_DISCOVERY_NQN, "nqn.2014-08.org.nvmexpress.discovery");
 	CHECK_EQ(NVME_LOG_ANA, 0x0c);
 	CHECK_EQ(NVME_LOG_DISCOVERY, 0x70);
