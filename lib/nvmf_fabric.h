@@ -43,9 +43,16 @@ struct nvmf_fabric_params {
 struct nvmf_xport_stats {
 	uint64_t rx_calls;    /* receive system calls (readv), the ones that found nothing too */
 	uint64_t tx_calls;    /* send system calls (sendmsg) */
-	uint64_t rx_copied;   /* C2HData bytes copied from the receive buffer into the commands'
-			       * buffers (they arrived in the read that took their header) */
-	uint64_t rx_direct;   /* C2HData bytes the reads put straight into the commands' buffers */
+	uint64_t rx_copied;   /* C2HData bytes copied into the commands' buffers: out of the
+			       * receive buffer (they arrived in a read that took their header
+			       * and no guess placed them), or moved after a wrong guess */
+	uint64_t rx_direct;   /* C2HData bytes the reads put straight into the commands' buffers
+			       * (copied + direct: all C2HData) */
+	uint64_t rx_spec;     /* speculative reads: those that guessed the next PDU a C2HData
+			       * for the oldest read expecting data, and placed it */
+	uint64_t rx_spec_miss; /* bytes a speculative read put into a command's buffer that were
+				* not that command's data there (headers, digests, other data):
+				* moved back into the stream; their data bytes also in rx_copied */
 };
 
 struct nvmf_fabric {

@@ -54,6 +54,19 @@ struct nvmf_tcp_cmd {
 	uint32_t  c2h_next;    /* the DATAO the next C2HData must carry: data comes in order */
 	uint32_t  r2t_next;
 	uint32_t  r2t_end;
+	int       c2h_prev;    /* the reads expecting data, in submission order (list) */
+	int       c2h_fnext;
+	uint8_t   c2h_listed;
+};
+
+/* The bytes in hand after a read: rx_src[rx_pos..rx_end), then the segments queued behind it.
+ * A speculative read (nvmf_tcp_rx_read_spec) leaves up to four: the header area, the guessed
+ * command's buffer, the data digest scratch, the receive buffer. */
+enum { NVMF_TCP_SEG_RXBUF, NVMF_TCP_SEG_HDR, NVMF_TCP_SEG_GUESS, NVMF_TCP_SEG_DDGST };
+struct nvmf_tcp_seg {
+	uint8_t *base;
+	size_t   len;
+	int      kind;         /* NVMF_TCP_SEG_* */
 };
 
 /* One PDU on the send ring: header (with digest and padding), then data, then data digest. */
@@ -110,8 +123,16 @@ struct nvmf_tcp_queue {
 	uint32_t             rx_crc;
 	uint8_t              rx_ddgst[NVME_TCP_DIGEST_LEN];
 	uint8_t             *rxbuf;
+	uint8_t             *rx_src;        /* the segment being consumed: rx_src[rx_pos..rx_end) */
+	int                  rx_src_kind;
 	size_t               rx_pos;
 	size_t               rx_end;
+	struct nvmf_tcp_seg  rx_seg[3];     /* queued behind it */
+	unsigned             rx_nseg;
+	unsigned             rx_iseg;
+	uint8_t              rx_spec_dd[NVME_TCP_DIGEST_LEN];
+	int                  c2h_head;      /* oldest read expecting data, or -1 */
+	int                  c2h_tail;
 	struct nvmf_xport_stats st;
 	int                  dead;          /* __atomic: failed or shut off; no more I/O on fd */
 	int                  killed;        /* __atomic: kill() */
@@ -436,6 +457,40 @@ static int nvmf_tcp_tx_pump(struct nvmf_tcp_queue *tq)
 	}
 }
 
+/* The reads expecting data, oldest first: where a speculative read guesses the next C2HData
+ * goes (targets answer in order; at QD1 there is one).  Linked when posted, unlinked when the
+ * slot is posted again or when a guess finds it no longer expecting data. */
+static void nvmf_tcp_c2h_unlink(struct nvmf_tcp_queue *tq, unsigned slot)
+{
+	struct nvmf_tcp_cmd *cmd = &tq->cmds[slot];
+
+	if (!cmd->c2h_listed)
+		return;
+	if (cmd->c2h_prev >= 0)
+		tq->cmds[cmd->c2h_prev].c2h_fnext = cmd->c2h_fnext;
+	else
+		tq->c2h_head = cmd->c2h_fnext;
+	if (cmd->c2h_fnext >= 0)
+		tq->cmds[cmd->c2h_fnext].c2h_prev = cmd->c2h_prev;
+	else
+		tq->c2h_tail = cmd->c2h_prev;
+	cmd->c2h_listed = 0;
+}
+
+static void nvmf_tcp_c2h_link(struct nvmf_tcp_queue *tq, unsigned slot)
+{
+	struct nvmf_tcp_cmd *cmd = &tq->cmds[slot];
+
+	cmd->c2h_prev = tq->c2h_tail;
+	cmd->c2h_fnext = -1;
+	if (tq->c2h_tail >= 0)
+		tq->cmds[tq->c2h_tail].c2h_fnext = (int)slot;
+	else
+		tq->c2h_head = (int)slot;
+	tq->c2h_tail = (int)slot;
+	cmd->c2h_listed = 1;
+}
+
 static int nvmf_tcp_post_sends(void *ctx, const struct nvmf_send_desc *d, unsigned n)
 {
 	struct nvmf_tcp_queue *tq = ctx;
@@ -459,6 +514,7 @@ static int nvmf_tcp_post_sends(void *ctx, const struct nvmf_send_desc *d, unsign
 					     "fit the send ring", q->qid, slot);
 		c = &q->sqes[slot];
 		cmd = &tq->cmds[slot];
+		nvmf_tcp_c2h_unlink(tq, slot);
 		memset(cmd, 0, sizeof(*cmd));
 		if (c->dptr.type == NVME_SGL_TYPE_KEYED_ADDR) {
 			uint64_t addr = le64toh(c->dptr.addr);
@@ -487,6 +543,8 @@ static int nvmf_tcp_post_sends(void *ctx, const struct nvmf_send_desc *d, unsign
 				cmd->len = len;
 				cmd->dir = (uint8_t)(len ? dir : NVMF_TCP_DIR_NONE);
 				nvmf_tcp_sgl_transport(&c->dptr, len);
+				if (cmd->dir == NVMF_TCP_DIR_C2H)
+					nvmf_tcp_c2h_link(tq, slot);
 			}
 		}
 		t = nvmf_tcp_tx_tail(tq);
@@ -748,26 +806,36 @@ static int nvmf_tcp_ch_refused(struct nvmf_tcp_queue *tq, int rc, const char *wh
 	extra = want > tq->rx_have ? want - tq->rx_have : 0;
 	if (extra > tq->rx_end - tq->rx_pos)
 		extra = tq->rx_end - tq->rx_pos;
-	memcpy(tq->rx_hdr + tq->rx_have, tq->rxbuf + tq->rx_pos, extra);
+	memmove(tq->rx_hdr + tq->rx_have, tq->rx_src + tq->rx_pos, extra);
 	tq->rx_hdr_len = tq->rx_have + (uint32_t)extra;
 	return nvmf_tcp_refuse(tq, tq->rx_info.err_fes, tq->rx_info.err_fei, "queue %u: %s",
 			       tq->q.qid, why);
 }
 
-/* Take what the state needs from the receive buffer. */
+/* Take what the state needs from the bytes in hand.  Bytes a speculative read put where they
+ * belong (a header in rx_hdr, C2HData at its place in the command's buffer) are not copied;
+ * others are moved (memmove: after a wrong guess, a C2HData payload can be moved within the
+ * same command's buffer). */
 static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 {
-	const uint8_t *p = tq->rxbuf + tq->rx_pos;
+	uint8_t *p = tq->rx_src + tq->rx_pos;
 	size_t avail = tq->rx_end - tq->rx_pos, k;
+	int guess = tq->rx_src_kind == NVMF_TCP_SEG_GUESS;
 	char why[128];
 	int rc;
 
 	switch (tq->rx_state) {
 	case NVMF_TCP_RX_DATA:
 		k = avail < tq->rx_left ? avail : tq->rx_left;
-		memcpy(tq->rx_dst, p, k);
-		tq->st.rx_copied += k;
 		tq->rx_pos += k;
+		if (p == tq->rx_dst) {
+			tq->st.rx_direct += k;
+		} else {
+			memmove(tq->rx_dst, p, k);
+			tq->st.rx_copied += k;
+			if (guess)
+				tq->st.rx_spec_miss += k;
+		}
 		return nvmf_tcp_data_in(tq, k);
 	case NVMF_TCP_RX_DDGST:
 		k = NVME_TCP_DIGEST_LEN - tq->rx_have;
@@ -775,13 +843,18 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 		memcpy(tq->rx_ddgst + tq->rx_have, p, k);
 		tq->rx_pos += k;
 		tq->rx_have += (uint32_t)k;
+		if (guess)
+			tq->st.rx_spec_miss += k;
 		return tq->rx_have == NVME_TCP_DIGEST_LEN ? nvmf_tcp_c2h_done(tq) : 0;
 	default:
 		k = tq->rx_need - tq->rx_have;
 		k = avail < k ? avail : k;
-		memcpy(tq->rx_hdr + tq->rx_have, p, k);
+		if (p != tq->rx_hdr + tq->rx_have)
+			memmove(tq->rx_hdr + tq->rx_have, p, k);
 		tq->rx_pos += k;
 		tq->rx_have += (uint32_t)k;
+		if (guess)
+			tq->st.rx_spec_miss += k;
 		if (tq->rx_have < tq->rx_need)
 			return 0;
 		if (!tq->rx_ch_done) {
@@ -796,6 +869,31 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 		}
 		return nvmf_tcp_on_header(tq);
 	}
+}
+
+/* The bytes in hand: the receive buffer's r, nothing queued behind them. */
+static void nvmf_tcp_rx_src_rxbuf(struct nvmf_tcp_queue *tq, size_t r)
+{
+	tq->rx_src = tq->rxbuf;
+	tq->rx_src_kind = NVMF_TCP_SEG_RXBUF;
+	tq->rx_pos = 0;
+	tq->rx_end = r;
+	tq->rx_nseg = tq->rx_iseg = 0;
+}
+
+/* The next segment in hand, if any: 1 when there was one. */
+static int nvmf_tcp_rx_next_seg(struct nvmf_tcp_queue *tq)
+{
+	const struct nvmf_tcp_seg *g;
+
+	if (tq->rx_iseg == tq->rx_nseg)
+		return 0;
+	g = &tq->rx_seg[tq->rx_iseg++];
+	tq->rx_src = g->base;
+	tq->rx_src_kind = g->kind;
+	tq->rx_pos = 0;
+	tq->rx_end = g->len;
+	return 1;
 }
 
 /* Read from the socket: into the receive buffer, or, inside a C2HData payload with the buffer
@@ -823,7 +921,7 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 	r = readv(tq->fd, iov, (int)n);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
-	tq->rx_pos = tq->rx_end = 0;
+	nvmf_tcp_rx_src_rxbuf(tq, 0);
 	if (n == 1) {
 		tq->rx_end = (size_t)r;
 		return r;
@@ -842,6 +940,93 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 	return r;
 }
 
+/* The read a C2HData is most likely to come for next, when a new PDU is due: the oldest read
+ * still expecting data, or NULL.  Only a read command's own buffer, at and past the data it
+ * has received (c2h_next), is ever guessed: see nvmf_tcp_rx_read_spec. */
+static struct nvmf_tcp_cmd *nvmf_tcp_guess(struct nvmf_tcp_queue *tq)
+{
+	unsigned hl = NVME_TCP_DATA_HLEN + (tq->hdgst ? NVME_TCP_DIGEST_LEN : 0);
+
+	/* A CPDA that pads C2HData headers puts the data past one header's worth: no guess. */
+	if (tq->rx_state != NVMF_TCP_RX_HDR || tq->rx_have ||
+	    nvmf_tcp_align(hl, tq->cpda_align) != hl)
+		return NULL;
+	while (tq->c2h_head >= 0) {
+		unsigned s = (unsigned)tq->c2h_head;
+		struct nvmf_tcp_cmd *cmd = &tq->cmds[s];
+
+		/* Host memory only: a TCP command's keyed SGL always names it (GPU memory is
+		 * staged through host memory on TCP, docs/tcp.md), and dir C2H says it is a
+		 * buffer the controller writes into. */
+		if (cmd->dir == NVMF_TCP_DIR_C2H && !cmd->responded && cmd->buf &&
+		    cmd->c2h_next < cmd->len && tq->q.reqs[s].state == NVMF_REQ_INFLIGHT)
+			return cmd;
+		nvmf_tcp_c2h_unlink(tq, s);
+	}
+	return NULL;
+}
+
+/* A speculative read, when a new PDU is due and a read expects data: one C2HData header's
+ * worth into rx_hdr, then the guessed command's buffer at c2h_next for the rest of its data,
+ * then the data digest (a scratch), then the receive buffer.  A C2HData for that command with
+ * no padding then lands where it belongs and nvmf_tcp_rx_consume copies none of it; anything
+ * else (a response, an R2T, a C2HData for another command, a C2HTermReq, a shorter PDU than
+ * the guess and what follows it) is consumed from where it landed, in stream order, and moved
+ * to where it belongs: every byte of the stream is consumed once, in order, as before.
+ *
+ * The invariant that makes the guess safe: only a read command in flight, with no response
+ * and data still to come, is guessed, and only its range [c2h_next, len) is written, which
+ * that command's own C2HData overwrites before it completes successfully (data comes in
+ * order, and a read completes with all its data); a read that fails has no defined data.
+ * Its buffer is read back (the bytes moved) within the same reap, before any completion
+ * reaches the caller. */
+static ssize_t nvmf_tcp_rx_read_spec(struct nvmf_tcp_queue *tq, struct nvmf_tcp_cmd *cmd)
+{
+	struct iovec iov[4];
+	int kinds[4];
+	unsigned n = 0;
+	size_t left;
+	ssize_t r;
+
+	iov[n].iov_base = tq->rx_hdr;
+	iov[n].iov_len = NVME_TCP_DATA_HLEN + (tq->hdgst ? NVME_TCP_DIGEST_LEN : 0);
+	kinds[n++] = NVMF_TCP_SEG_HDR;
+	iov[n].iov_base = cmd->buf + cmd->c2h_next;
+	iov[n].iov_len = cmd->len - cmd->c2h_next;
+	kinds[n++] = NVMF_TCP_SEG_GUESS;
+	if (tq->ddgst) {
+		iov[n].iov_base = tq->rx_spec_dd;
+		iov[n].iov_len = NVME_TCP_DIGEST_LEN;
+		kinds[n++] = NVMF_TCP_SEG_DDGST;
+	}
+	iov[n].iov_base = tq->rxbuf;
+	iov[n].iov_len = NVMF_TCP_RXBUF;
+	kinds[n++] = NVMF_TCP_SEG_RXBUF;
+	tq->st.rx_calls++;
+	r = readv(tq->fd, iov, (int)n);
+	if (r <= 0)
+		return r < 0 ? -errno : 0;
+	tq->st.rx_spec++;
+	left = (size_t)r;
+	tq->rx_nseg = tq->rx_iseg = 0;
+	for (unsigned i = 0; i < n && left; i++) {
+		size_t k = left < iov[i].iov_len ? left : iov[i].iov_len;
+
+		left -= k;
+		if (!i) {
+			tq->rx_src = tq->rx_hdr;
+			tq->rx_src_kind = NVMF_TCP_SEG_HDR;
+			tq->rx_pos = 0;
+			tq->rx_end = k;
+			continue;
+		}
+		tq->rx_seg[tq->rx_nseg].base = iov[i].iov_base;
+		tq->rx_seg[tq->rx_nseg].len = k;
+		tq->rx_seg[tq->rx_nseg++].kind = kinds[i];
+	}
+	return r;
+}
+
 static int nvmf_tcp_rx(struct nvmf_tcp_queue *tq)
 {
 	unsigned reads = 0;
@@ -853,11 +1038,15 @@ static int nvmf_tcp_rx(struct nvmf_tcp_queue *tq)
 		if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE))
 			return tq->q.fatal;
 		if (tq->rx_pos == tq->rx_end) {
+			struct nvmf_tcp_cmd *guess;
 			ssize_t r;
 
+			if (nvmf_tcp_rx_next_seg(tq))
+				continue;
 			if (reads++ == NVMF_TCP_RX_REFILLS)
 				return 0;
-			r = nvmf_tcp_rx_read(tq);
+			guess = nvmf_tcp_guess(tq);
+			r = guess ? nvmf_tcp_rx_read_spec(tq, guess) : nvmf_tcp_rx_read(tq);
 			if (r == 0)
 				return nvmf_tcp_fail(tq, -ENOTCONN, "queue %u: the target at %s closed the "
 						     "connection", tq->q.qid, tq->addr);
@@ -1075,6 +1264,8 @@ int nvmf_tcp_queue_create_fd(struct nvmf_queue **out, int fd, const struct nvmf_
 	if ((rc = nvmf_tcp_icreq(tq, p, err, errlen)))
 		goto fail;
 	nvmf_tcp_rx_next_pdu(tq);
+	tq->rx_src = tq->rxbuf;
+	tq->c2h_head = tq->c2h_tail = -1;
 	nvmf_queue_attach(&tq->q, &nvmf_tcp_ops, tq);
 	if ((rc = nvmf_queue_post_recvs(&tq->q))) {
 		nvmf_errf(err, errlen, rc, "%s", tq->q.fatal_msg);
@@ -1345,6 +1536,8 @@ static void nvmf_tcp_stats(struct nvmf_queue *q, struct nvmf_xport_stats *st)
 	st->tx_calls += tq->st.tx_calls;
 	st->rx_copied += tq->st.rx_copied;
 	st->rx_direct += tq->st.rx_direct;
+	st->rx_spec += tq->st.rx_spec;
+	st->rx_spec_miss += tq->st.rx_spec_miss;
 }
 
 const struct nvmf_fabric nvmf_fabric_tcp = {

@@ -1,6 +1,9 @@
 /* fuzz_tcp_pdu.c - libFuzzer target: the byte stream an NVMe/TCP controller sends, into a queue
  * (lib/nvmf_tcp.c over a socketpair) with four commands outstanding: a read of 1024 bytes, a
  * write of 8192 bytes by R2T, a read of 512 bytes and an in-capsule write of 512 bytes.
+ * While a read expects data, each read of a new PDU is a speculative one (a C2HData header's
+ * worth, then the oldest such read's buffer): right guesses, wrong ones (other PDU types, the
+ * other read's data, padded or short PDUs) and the bytes moved back are fuzzed with the rest.
  *
  * Input: byte 0 picks the digests (bit 0 header, bit 1 data) and CPDA (bits 2-3: 0, 1, 3, 31);
  * then segments: a length byte L and L bytes written to the queue's socket, each segment

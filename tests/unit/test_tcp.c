@@ -864,7 +864,9 @@ static void test_digest_errors(void)
 	free(g.base);
 	conn_close(&c);
 
-	/* C2HData whose header digest is wrong: its data is never placed */
+	/* C2HData whose header digest is wrong, in one piece with its data: a speculative read
+	 * may have put the data into the read's own buffer (the read fails: its buffer has no
+	 * defined contents), never outside it */
 	if (conn_open(&c, &o))
 		return;
 	gbuf_init(&g, 4096);
@@ -874,11 +876,7 @@ static void test_digest_errors(void)
 	pdu[25] ^= 0x01;
 	expect_fatal(&c, pdu, n, -EPROTO, "header digest mismatch on a C2HData PDU");
 	expect_term(&c, 0x03, 0, pdu, 24);
-	for (unsigned i = 0; i < 4096; i++)
-		if (g.p[i] != 0xee) {
-			CHECK(!"data placed despite a bad header digest");
-			break;
-		}
+	CHECK(gbuf_guards_ok(&g));
 	free(g.base);
 	conn_close(&c);
 }
@@ -1206,7 +1204,8 @@ static void test_stats(void)
 	pattern(d, sizeof(d), 3);
 
 	/* a read whose data and response come in one piece: one sendmsg for the capsule; one
-	 * readv takes it all, the data copied out of the receive buffer; one more finds nothing */
+	 * (speculative) readv takes it all, the header into its place, the data straight into
+	 * the buffer, the response into the receive buffer; one more finds nothing */
 	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
 	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
 	n = pdu_c2h(pdu, 0, 0, r->cid, 0, d, 4096, 0x04);
@@ -1219,8 +1218,10 @@ static void test_stats(void)
 	stats_of(c.q, &st);
 	CHECK_EQ(st.tx_calls, 1);
 	CHECK_EQ(st.rx_calls, 2);
-	CHECK_EQ(st.rx_copied, 4096);
-	CHECK_EQ(st.rx_direct, 0);
+	CHECK_EQ(st.rx_copied, 0);
+	CHECK_EQ(st.rx_direct, 4096);
+	CHECK_EQ(st.rx_spec, 1);
+	CHECK_EQ(st.rx_spec_miss, 0);
 
 	/* the header alone first (one readv with it, one empty), then data and response: one
 	 * readv puts the data straight into the buffer and the response into the receive
@@ -1241,8 +1242,9 @@ static void test_stats(void)
 	stats_of(c.q, &st);
 	CHECK_EQ(st.tx_calls, 2);
 	CHECK_EQ(st.rx_calls, 6);
-	CHECK_EQ(st.rx_copied, 4096);
-	CHECK_EQ(st.rx_direct, 4096);
+	CHECK_EQ(st.rx_copied, 0);
+	CHECK_EQ(st.rx_direct, 8192);
+	CHECK_EQ(st.rx_spec, 2);
 
 	/* a write by R2T: the capsule (one sendmsg); the R2T (a readv, an empty one), answered
 	 * with one sendmsg of H2CData; the response (a readv, an empty one).  No C2HData. */
@@ -1261,8 +1263,9 @@ static void test_stats(void)
 	stats_of(c.q, &st);
 	CHECK_EQ(st.tx_calls, 4);
 	CHECK_EQ(st.rx_calls, 10);
-	CHECK_EQ(st.rx_copied, 4096);
-	CHECK_EQ(st.rx_direct, 4096);
+	CHECK_EQ(st.rx_copied, 0);
+	CHECK_EQ(st.rx_direct, 8192);
+	CHECK_EQ(st.rx_spec, 2);
 
 	/* a refused PDU: the H2CTermReq is one more sendmsg */
 	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
@@ -1272,9 +1275,225 @@ static void test_stats(void)
 	expect_term(&c, 0x01, 8, pdu, 24);
 	stats_of(c.q, &st);
 	CHECK_EQ(st.tx_calls, 6);
-	CHECK_EQ(st.rx_copied, 4096);
+	CHECK_EQ(st.rx_copied, 0);
+	CHECK_EQ(st.rx_spec_miss, 0);
 	free(g.base);
 	conn_close(&c);
+}
+
+/* Counters since *base, exactly; *base becomes the current ones. */
+static void stats_delta(struct nvmf_queue *q, struct nvmf_xport_stats *base, uint64_t copied,
+			uint64_t direct, uint64_t miss, int line)
+{
+	struct nvmf_xport_stats st;
+
+	stats_of(q, &st);
+	if (st.rx_copied - base->rx_copied != copied || st.rx_direct - base->rx_direct != direct ||
+	    st.rx_spec_miss - base->rx_spec_miss != miss) {
+		fprintf(stderr, "line %d: copied %llu direct %llu moved back %llu, want %llu %llu "
+			"%llu\n", line, (unsigned long long)(st.rx_copied - base->rx_copied),
+			(unsigned long long)(st.rx_direct - base->rx_direct),
+			(unsigned long long)(st.rx_spec_miss - base->rx_spec_miss),
+			(unsigned long long)copied, (unsigned long long)direct,
+			(unsigned long long)miss);
+		CHECK(!"receive counters");
+	}
+	*base = st;
+}
+#define STATS_DELTA(q, b, c, d, m) stats_delta(q, b, c, d, m, __LINE__)
+
+/* Speculative placement: with a read expecting data, a new PDU's readv puts one C2HData
+ * header's worth into the header area and what follows into that read's buffer.  Right
+ * guesses copy nothing; wrong ones are moved back in stream order.  Every digest setting. */
+static void test_spec(void)
+{
+	static uint8_t pdu[3 * 8192 + 256], d[8192], d2[8192];
+	uint8_t cap[80], h2c[28];
+	struct nvmf_xport_stats st;
+	struct gbuf g, g2;
+	struct nvmf_req *r, *r2;
+	struct conn c;
+	size_t n;
+
+	pattern(d, sizeof(d), 41);
+	pattern(d2, sizeof(d2), 77);
+	for (int dg = 0; dg < 4; dg++) {
+		struct conn_opts o = { .hd = dg & 1, .dd = dg >> 1 };
+		int hd = o.hd, dd = o.dd;
+		unsigned hl = 24 + (hd ? 4 : 0);
+
+		if (conn_open(&c, &o))
+			return;
+		stats_of(c.q, &st);
+
+		/* QD1: C2HData, its data and the response in one piece: nothing copied */
+		gbuf_init(&g, 4096);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		n = pdu_c2h(pdu, hd, dd, r->cid, 0, d, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r->cid, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 1);
+		CHECK(r->state == NVMF_REQ_COMPLETE);
+		CHECK(memcmp(g.p, d, 4096) == 0);
+		CHECK(gbuf_guards_ok(&g));
+		nvmf_queue_put(c.q, r);
+		STATS_DELTA(c.q, &st, 0, 4096, 0);
+
+		/* the same stream cut in two at every byte: the data, the CQE; copied only when
+		 * the cut is inside the header (the next read is no guess then) */
+		for (size_t cut = 1; cut < n; cut++) {
+			memset(g.p, 0xee, 4096);
+			r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+			CHECK(read_capsule(&c, cap) == 0);
+			n = pdu_c2h(pdu, hd, dd, r->cid, 0, d, 4096, 0x04);
+			n += pdu_rsp(pdu + n, hd, r->cid, 0);
+			tgt_write(c.tfd, pdu, cut);
+			CHECK_EQ(nvmf_queue_process(c.q), 0);
+			tgt_write(c.tfd, pdu + cut, n - cut);
+			CHECK_EQ(nvmf_queue_process(c.q), 1);
+			CHECK(r->state == NVMF_REQ_COMPLETE);
+			CHECK_EQ(le16toh(r->cqe.cid), r->cid);
+			CHECK_EQ(r->cqe.status, 0);
+			CHECK(memcmp(g.p, d, 4096) == 0);
+			CHECK(gbuf_guards_ok(&g));
+			nvmf_queue_put(c.q, r);
+			STATS_DELTA(c.q, &st, cut < hl ? 4096 : 0, cut < hl ? 0 : 4096, 0);
+		}
+
+		/* a response first (an in-capsule write's) while a read is guessed: the read's
+		 * header and the first 4096 bytes after it landed in its buffer, moved back */
+		memset(g.p, 0xee, 4096);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		r2 = submit_rw(c.q, NVME_CMD_WRITE, d2, 512, 1);
+		CHECK(tgt_read(c.q, c.tfd, pdu, 72 + (hd ? 4 : 0) + 512 + (dd ? 4 : 0)) == 0);
+		n = pdu_rsp(pdu, hd, r2->cid, 0);
+		n += pdu_c2h(pdu + n, hd, dd, r->cid, 0, d, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r->cid, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 2);
+		CHECK(r->state == NVMF_REQ_COMPLETE && r2->state == NVMF_REQ_COMPLETE);
+		CHECK(memcmp(g.p, d, 4096) == 0);
+		CHECK(gbuf_guards_ok(&g));
+		nvmf_queue_put(c.q, r);
+		nvmf_queue_put(c.q, r2);
+		STATS_DELTA(c.q, &st, 4096, 0, 4096);
+
+		/* C2HData for the second read while the first is guessed: the second's data
+		 * moved out of the first's buffer; the first's (later, from the receive buffer)
+		 * copied */
+		gbuf_init(&g2, 4096);
+		memset(g.p, 0xee, 4096);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		r2 = submit_rw(c.q, NVME_CMD_READ, g2.p, 4096, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		n = pdu_c2h(pdu, hd, dd, r2->cid, 0, d2, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r2->cid, 0);
+		n += pdu_c2h(pdu + n, hd, dd, r->cid, 0, d, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r->cid, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 2);
+		CHECK(r->state == NVMF_REQ_COMPLETE && r2->state == NVMF_REQ_COMPLETE);
+		CHECK(memcmp(g.p, d, 4096) == 0);
+		CHECK(memcmp(g2.p, d2, 4096) == 0);
+		CHECK(gbuf_guards_ok(&g) && gbuf_guards_ok(&g2));
+		nvmf_queue_put(c.q, r);
+		nvmf_queue_put(c.q, r2);
+		STATS_DELTA(c.q, &st, 8192, 0, 4096);
+
+		/* an R2T (for a write) while a read is guessed, the read's PDUs behind it */
+		memset(g.p, 0xee, 4096);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		r2 = submit_rw(c.q, NVME_CMD_WRITE, d2, 4096, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		n = pdu_r2t(pdu, hd, r2->cid, 7, 0, 4096);
+		n += pdu_c2h(pdu + n, hd, dd, r->cid, 0, d, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r->cid, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 1);
+		CHECK(r->state == NVMF_REQ_COMPLETE);
+		CHECK(memcmp(g.p, d, 4096) == 0);
+		CHECK(gbuf_guards_ok(&g));
+		CHECK(tgt_read(c.q, c.tfd, h2c, hl) == 0);
+		CHECK_EQ(h2c[0], 0x06);
+		CHECK(tgt_read(c.q, c.tfd, pdu, 4096 + (dd ? 4 : 0)) == 0);
+		CHECK(memcmp(pdu, d2, 4096) == 0);
+		tgt_write(c.tfd, pdu, pdu_rsp(pdu, hd, r2->cid, 0));
+		CHECK_EQ(reap_until(c.q, r2), 0);
+		nvmf_queue_put(c.q, r);
+		nvmf_queue_put(c.q, r2);
+		STATS_DELTA(c.q, &st, 4096, 0, 4096);
+
+		/* two C2HData PDUs for one read (the PDU shorter than the guess): the first's
+		 * data in place, what followed it in the buffer (digest, header, the second's
+		 * data) moved back */
+		free(g.base);
+		gbuf_init(&g, 8192);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 8192, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		n = pdu_c2h(pdu, hd, dd, r->cid, 0, d, 4096, 0);
+		n += pdu_c2h(pdu + n, hd, dd, r->cid, 4096, d + 4096, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r->cid, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 1);
+		CHECK(r->state == NVMF_REQ_COMPLETE);
+		CHECK(memcmp(g.p, d, 8192) == 0);
+		CHECK(gbuf_guards_ok(&g));
+		nvmf_queue_put(c.q, r);
+		STATS_DELTA(c.q, &st, 4096, 4096, 4096);
+
+		/* the same, the second PDU in a read of its own: both in place (the first's
+		 * data digest landed in the buffer, moved back) */
+		memset(g.p, 0xee, 8192);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 8192, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		n = pdu_c2h(pdu, hd, dd, r->cid, 0, d, 4096, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 0);
+		n = pdu_c2h(pdu, hd, dd, r->cid, 4096, d + 4096, 4096, 0x04);
+		n += pdu_rsp(pdu + n, hd, r->cid, 0);
+		tgt_write(c.tfd, pdu, n);
+		CHECK_EQ(nvmf_queue_process(c.q), 1);
+		CHECK(memcmp(g.p, d, 8192) == 0);
+		CHECK(gbuf_guards_ok(&g));
+		nvmf_queue_put(c.q, r);
+		STATS_DELTA(c.q, &st, 0, 8192, dd ? 4 : 0);   /* the first's digest was guessed */
+
+		/* C2HData with SUCCESS (no response capsule) */
+		memset(g.p, 0xee, 8192);
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 8192, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		tgt_write(c.tfd, pdu, pdu_c2h(pdu, hd, dd, r->cid, 0, d, 8192, 0x04 | 0x08));
+		CHECK_EQ(nvmf_queue_process(c.q), 1);
+		CHECK(r->state == NVMF_REQ_COMPLETE);
+		CHECK_EQ(r->cqe.status, 0);
+		CHECK(memcmp(g.p, d, 8192) == 0);
+		CHECK(gbuf_guards_ok(&g));
+		nvmf_queue_put(c.q, r);
+		STATS_DELTA(c.q, &st, 0, 8192, 0);
+
+		/* a C2HTermReq while a read is guessed: the queue ends with it, nothing written
+		 * outside the read's buffer */
+		r = submit_rw(c.q, NVME_CMD_READ, g.p, 8192, 0);
+		CHECK(read_capsule(&c, cap) == 0);
+		memset(pdu, 0, 24 + 72);
+		pdu[0] = 0x03;
+		pdu[2] = 24;
+		put32(pdu + 4, 24 + 72);
+		put16(pdu + 8, 0x01);
+		put32(pdu + 10, 2);
+		expect_fatal(&c, pdu, 24 + 72, -ECONNABORTED,
+			     "C2HTermReq, invalid PDU header field (FES 0x1, FEI 0x2)");
+		expect_no_term(&c);
+		CHECK(gbuf_guards_ok(&g));
+		STATS_DELTA(c.q, &st, 0, 0, 0);
+		free(g.base);
+		free(g2.base);
+		conn_close(&c);
+	}
 }
 
 /* A refused PDU while a capsule is half written (the socket full): the queue fails at once,
@@ -1677,6 +1896,7 @@ int main(void)
 	test_data_success();
 	test_short_sends();
 	test_stats();
+	test_spec();
 	test_term_socket_full();
 	test_close_quiet();
 	test_kill();
