@@ -7,9 +7,11 @@
  * into that buffer) and queues one CapsuleCmd PDU per capsule on a send ring that is written
  * with one sendmsg; what the socket does not take stays queued and goes out from later reaps.
  * The receive side is a state machine over a non-blocking socket: PDU headers through a small
- * buffer, C2HData payloads straight into the command's buffer.  Completions go to the queue as
- * the verbs would report them: a SEND completion once a capsule's last byte was written, a
- * RECV completion with the CQE in one of the receive buffers the queue handed over. */
+ * buffer, C2HData payloads straight into the command's buffer (the readv of a new PDU guesses
+ * it is C2HData for the oldest read expecting data: nvmf_tcp_rx_read_spec).  Completions go
+ * to the queue as the verbs would report them: a SEND completion once a capsule's last byte
+ * was written, a RECV completion with the CQE in one of the receive buffers the queue handed
+ * over. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
