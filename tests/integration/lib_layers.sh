@@ -16,7 +16,7 @@ declare -A layer=(
 	[nvmf_spec]=0 [nvmf_policy]=0 [nvmf_trid]=0 [nvmf_alive]=0 [nvmf_cpuq]=0
 	[nvmf_cuda_api]=0 [nvmf_sysfs]=0 [nvmf_crc32c]=0
 	[nvmf_err]=-1
-	[nvmf_host]=1 [nvmf_shim]=1 [nvmf_mpath]=1
+	[nvmf_host]=1 [nvmf_shim]=1 [nvmf_mpath]=1 [nvmf_auth]=1
 	[nvmf_cuda]=2 [nvmf_queue]=2
 	[nvmf_io]=3 [nvmf_fabric]=3
 	[nvmf_rdma]=4 [nvmf_tcp]=4
