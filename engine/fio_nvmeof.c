@@ -434,7 +434,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s (%s -> %s:%s)%s%s%s; "
+			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s (%s -> %s:%s)%s%s%s%s%s; "
 			 "fabric: %s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
@@ -442,7 +442,8 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			 queues, in->inline_max, icd,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
 			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", batch, via,
-			 in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs, fabric);
+			 in->local_addr, in->remote_addr, nf->trsvcid, ack, ka,
+			 in->auth[0] ? ", authenticated: " : "", in->auth, bufs, fabric);
 	}
 }
 

@@ -164,6 +164,47 @@ out:
 	return rc;
 }
 
+int nvmf_auth_secret_file(const char *path, struct nvmf_auth_key *host,
+			  struct nvmf_auth_key *ctrl, char *err, size_t errlen)
+{
+	char line[512], what[320];
+	unsigned n = 0;
+	FILE *f;
+	int rc = 0;
+
+	memset(host, 0, sizeof(*host));
+	memset(ctrl, 0, sizeof(*ctrl));
+	if (!(f = fopen(path, "r")))
+		return nvmf_errf(err, errlen, -errno, "dhchap_secret_file %s: %s", path,
+				 strerror(errno));
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (n == 2) {
+			rc = nvmf_errf(err, errlen, -EINVAL, "dhchap_secret_file %s: more than two "
+				       "secrets (the host's, then the controller's)", path);
+			break;
+		}
+		snprintf(what, sizeof(what), "dhchap_secret_file %s (%s secret)", path,
+			 n ? "the controller's, line 2" : "the host's, line 1");
+		rc = nvmf_auth_secret_parse(p, n ? ctrl : host, what, err, errlen);
+		n++;
+	}
+	OPENSSL_cleanse(line, sizeof(line));
+	fclose(f);
+	if (rc == 0 && n == 0)
+		rc = nvmf_errf(err, errlen, -EINVAL, "dhchap_secret_file %s holds no secret", path);
+	if (rc) {
+		nvmf_auth_key_clear(host);
+		nvmf_auth_key_clear(ctrl);
+	}
+	return rc;
+}
+
 /* HMAC-<hash> of the parts (NULL-terminated pointer/length pairs) under key. */
 static int nvmf_hmac(unsigned hash_id, const uint8_t *key, size_t keylen,
 		     const void *const *parts, const size_t *lens, unsigned nparts, uint8_t *out)

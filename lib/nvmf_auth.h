@@ -29,6 +29,12 @@ struct nvmf_auth_key {
 int  nvmf_auth_secret_parse(const char *text, struct nvmf_auth_key *k, const char *what,
 			    char *err, size_t errlen);
 void nvmf_auth_key_clear(struct nvmf_auth_key *k);
+/* dhchap_secret_file: the host's secret on the file's first line and, optionally, the
+ * controller's (bidirectional) on the second; blank lines and lines starting with '#' are
+ * skipped.  ctrl->len 0 when there is none.  0, or a negative errno with a line naming the
+ * file (never its contents). */
+int  nvmf_auth_secret_file(const char *path, struct nvmf_auth_key *host,
+			   struct nvmf_auth_key *ctrl, char *err, size_t errlen);
 /* The IEEE CRC-32 the DHHC-1 format carries (as zlib's crc32(0, buf, len)). */
 uint32_t nvmf_auth_crc32(const uint8_t *buf, size_t len);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvmf_auth.h"
 #include "nvmf_spec.h"
@@ -569,6 +570,82 @@ static void test_parse_prefixes(void)
 	CHECK_STR(nvmf_auth_rce_str(0x42), "reason not known");
 }
 
+/* Authentication Send/Receive SQEs at spec offsets (raw bytes, not the structs). */
+static void test_cmd_bytes(void)
+{
+	struct nvme_sqe c;
+
+	memset(&c, 0xa5, sizeof(c));
+	nvmf_cmd_auth(&c, 1, 1168);
+	CHECK_EQ(c.bytes[0], 0x7f);
+	CHECK_EQ(c.bytes[4], 0x05);
+	CHECK_EQ(c.bytes[40], 0);
+	CHECK_EQ(c.bytes[41], 0x01);
+	CHECK_EQ(c.bytes[42], 0x01);
+	CHECK_EQ(c.bytes[43], 0xe9);
+	CHECK_EQ(raw_le(&c, 44, 4), 1168);
+	CHECK_EQ(raw_le(&c, 48, 8), 0);
+	nvmf_cmd_auth(&c, 0, 4096);
+	CHECK_EQ(c.bytes[4], 0x06);
+	CHECK_EQ(raw_le(&c, 44, 4), 4096);
+	/* TCP's data direction from FCTYPE bits 1:0: Send host to controller, Receive back */
+	CHECK_EQ(NVMF_FCTYPE_AUTH_SEND & 3, 1);
+	CHECK_EQ(NVMF_FCTYPE_AUTH_RECV & 3, 2);
+	CHECK_EQ(NVMF_CONNECT_AUTHREQ_ATR, 0x20000);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_secret_file(void)
+{
+	char path[] = "/tmp/fio-nvmeof-test_auth.XXXXXX", err[512], text[512];
+	struct nvmf_auth_key h, c;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(text, sizeof(text), "# fio-nvmeof secrets\n\n%s\n%s\n", SECRET_HOST, SECRET_CTRL);
+	write_text(path, text);
+	CHECK_EQ(nvmf_auth_secret_file(path, &h, &c, err, sizeof(err)), 0);
+	CHECK_EQ(h.len, 32);
+	CHECK_EQ(h.hash, 1);
+	CHECK_EQ(c.len, 32);
+	CHECK_EQ(c.hash, 0);
+	snprintf(text, sizeof(text), "%s\n", SECRET_HOST);
+	write_text(path, text);
+	CHECK_EQ(nvmf_auth_secret_file(path, &h, &c, err, sizeof(err)), 0);
+	CHECK_EQ(h.len, 32);
+	CHECK_EQ(c.len, 0);
+	write_text(path, "# nothing\n\n");
+	CHECK_EQ(nvmf_auth_secret_file(path, &h, &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "holds no secret") != NULL);
+	snprintf(text, sizeof(text), "%s\nDHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaS:\n",
+		 SECRET_HOST);
+	write_text(path, text);
+	CHECK_EQ(nvmf_auth_secret_file(path, &h, &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the controller's, line 2") != NULL && strstr(err, "CRC-32") != NULL);
+	CHECK(strstr(err, "KfiaS") == NULL && strstr(err, "+MBYw") == NULL);
+	CHECK_EQ(h.len, 0);
+	snprintf(text, sizeof(text), "%s\n%s\n%s\n", SECRET_HOST, SECRET_CTRL, SECRET_CTRL);
+	write_text(path, text);
+	CHECK_EQ(nvmf_auth_secret_file(path, &h, &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "more than two") != NULL);
+	unlink(path);
+	CHECK_EQ(nvmf_auth_secret_file(path, &h, &c, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "No such file") != NULL);
+}
+
 int main(void)
 {
 	test_secret_kat();
@@ -582,5 +659,7 @@ int main(void)
 	test_replay();
 	test_no_secret();
 	test_parse_prefixes();
+	test_cmd_bytes();
+	test_secret_file();
 	return check_done("test_auth");
 }
