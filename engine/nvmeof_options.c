@@ -384,6 +384,26 @@ struct fio_option nvmeof_fio_options[] = {
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
+		.name     = "dhchap_digests",
+		.lname    = "DH-HMAC-CHAP hash functions",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_digests),
+		.help     = "The hash functions the host offers, a comma list of sha256, sha384, "
+			    "sha512 (default: all; the controller picks)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "dhchap_dhgroups",
+		.lname    = "DH-HMAC-CHAP DH groups",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_dhgroups),
+		.help     = "The DH groups the host offers, a comma list of null, ffdhe2048, "
+			    "ffdhe3072, ffdhe4096, ffdhe6144, ffdhe8192 (default: all)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
 		.name     = "connect_timeout",
 		.lname    = "Connect timeout",
 		.type     = FIO_OPT_STR,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -203,6 +204,45 @@ int nvmf_auth_secret_file(const char *path, struct nvmf_auth_key *host,
 		nvmf_auth_key_clear(ctrl);
 	}
 	return rc;
+}
+
+static int nvmf_auth_list(const char *list, const char *what, int groups, uint8_t *mask,
+			  char *err, size_t errlen)
+{
+	const char *p = list;
+
+	*mask = 0;
+	if (!list || !*list)
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		unsigned id, found = 0;
+
+		for (id = groups ? 0 : 1; id <= (groups ? 5u : 3u); id++) {
+			const char *name = groups ? nvmf_auth_dhgroup_name(id) : nvmf_auth_hash_name(id);
+
+			if (strlen(name) == n && !strncasecmp(p, name, n)) {
+				*mask |= (uint8_t)(1u << id);
+				found = 1;
+			}
+		}
+		if (!found)
+			return nvmf_errf(err, errlen, -EINVAL, "%s: '%.*s' is not one of %s", what,
+					 (int)n, p, groups ? "null, ffdhe2048, ffdhe3072, ffdhe4096, "
+					 "ffdhe6144, ffdhe8192" : "sha256, sha384, sha512");
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+int nvmf_auth_parse_lists(const char *digests, const char *dhgroups, uint8_t *hashes,
+			  uint8_t *groups, char *err, size_t errlen)
+{
+	int rc = nvmf_auth_list(digests, "dhchap_digests", 0, hashes, err, errlen);
+
+	return rc ? rc : nvmf_auth_list(dhgroups, "dhchap_dhgroups", 1, groups, err, errlen);
 }
 
 /* HMAC-<hash> of the parts (NULL-terminated pointer/length pairs) under key. */
@@ -601,9 +641,11 @@ int nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct n
 	neg.napd = 1;
 	neg.desc[0].authid = NVMF_AUTH_PROTO_DHCHAP;
 	for (unsigned h = NVMF_AUTH_HASH_SHA256; h <= NVMF_AUTH_HASH_SHA512; h++)
-		neg.desc[0].hash_ids[neg.desc[0].halen++] = (uint8_t)h;
+		if (!s->hashes || (s->hashes & (1u << h)))
+			neg.desc[0].hash_ids[neg.desc[0].halen++] = (uint8_t)h;
 	for (unsigned g = NVMF_AUTH_DHGROUP_NULL; g <= NVMF_AUTH_DHGROUP_8192; g++)
-		neg.desc[0].dh_ids[neg.desc[0].dhlen++] = (uint8_t)g;
+		if (!s->dhgroups || (s->dhgroups & (1u << g)))
+			neg.desc[0].dh_ids[neg.desc[0].dhlen++] = (uint8_t)g;
 	memset(buf, 0, NVMF_AUTH_MSG_MAX);
 	memcpy(buf, &neg, sizeof(neg));
 	if ((rc = ops->send(ops->ctx, sizeof(neg), why, sizeof(why)))) {
@@ -624,6 +666,16 @@ int nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct n
 		rc = nvmf_errf(err, errlen, -EACCES, "queue %u: DH-HMAC-CHAP: the controller "
 			       "refused the negotiation: %s", qid, why);
 		goto out;
+	}
+	if (rc == 0 && ((s->hashes && !(s->hashes & (1u << ci.hash_id))) ||
+			(s->dhgroups && !(s->dhgroups & (1u << ci.dhg_id))))) {
+		int hash = s->hashes && !(s->hashes & (1u << ci.hash_id));
+
+		rce = hash ? NVMF_AUTH_RCE_HASH_UNUSABLE : NVMF_AUTH_RCE_DHGROUP_UNUSABLE;
+		rc = nvmf_errf(why, sizeof(why), -EPROTO, "DH-HMAC-CHAP_Challenge names %s %s, which "
+			       "the host did not offer (%s)", hash ? "hash function" : "DH group",
+			       hash ? nvmf_auth_hash_name(ci.hash_id) : nvmf_auth_dhgroup_name(ci.dhg_id),
+			       hash ? "dhchap_digests" : "dhchap_dhgroups");
 	}
 	if (rc == 0 && nvmf_auth_s1_replayed(s, ci.seqnum)) {
 		rce = NVMF_AUTH_RCE_BAD_PAYLOAD;

@@ -113,6 +113,8 @@ struct nvmf_auth_session {
 	const char *hostnqn, *subnqn;
 	struct nvmf_auth_key host;     /* len 0: none given */
 	struct nvmf_auth_key ctrl;     /* len 0: unidirectional */
+	uint8_t  hashes;               /* bit N: hash ID N offered (0: all) */
+	uint8_t  dhgroups;             /* bit N: DH group ID N offered (0: all) */
 	uint16_t next_tid;             /* transaction IDs, one per exchange */
 	uint32_t next_s2;              /* S2 sequence numbers (never 0) */
 	uint32_t s1_seen[NVMF_AUTH_S1_SEEN];
@@ -121,6 +123,11 @@ struct nvmf_auth_session {
 	uint8_t  hash_id, dhg_id;
 	unsigned exchanges;
 };
+
+/* dhchap_digests / dhchap_dhgroups: comma lists of names ("sha256,sha512"; "null,ffdhe2048")
+ * into the bit masks above; NULL or "" leaves the mask 0 (all).  0 or -EINVAL with a line. */
+int  nvmf_auth_parse_lists(const char *digests, const char *dhgroups, uint8_t *hashes,
+			   uint8_t *groups, char *err, size_t errlen);
 
 /* Seed the session's counters (random); the keys are the caller's to fill. */
 int  nvmf_auth_session_init(struct nvmf_auth_session *s, const char *hostnqn, const char *subnqn);

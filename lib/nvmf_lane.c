@@ -1448,6 +1448,11 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		rc = nvmf_lane_errf(lane, rc, "no random bytes for DH-HMAC-CHAP (OpenSSL)");
 		goto fail;
 	}
+	if ((rc = nvmf_auth_parse_lists(opts->dhchap_digests, opts->dhchap_dhgroups,
+					&lane->auth.hashes, &lane->auth.dhgroups, lane->err,
+					sizeof(lane->err))))
+		goto fail;
+	lane->opts.dhchap_digests = lane->opts.dhchap_dhgroups = NULL;
 	if (opts->dhchap_secret_file && *opts->dhchap_secret_file) {
 		if ((opts->dhchap_secret && *opts->dhchap_secret) ||
 		    (opts->dhchap_ctrl_secret && *opts->dhchap_ctrl_secret)) {

@@ -69,6 +69,8 @@ struct nvmf_lane_opts {
 	const char   *dhchap_secret;
 	const char   *dhchap_ctrl_secret;
 	const char   *dhchap_secret_file;  /* both from a file instead (nvmf_auth_secret_file) */
+	const char   *dhchap_digests;      /* the hashes offered, a comma list (NULL: all) */
+	const char   *dhchap_dhgroups;     /* the DH groups offered, a comma list (NULL: all) */
 };
 
 struct nvmf_lane_info {

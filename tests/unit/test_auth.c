@@ -646,6 +646,52 @@ static void test_secret_file(void)
 	CHECK(strstr(err, "No such file") != NULL);
 }
 
+/* dhchap_digests / dhchap_dhgroups: what is offered, and a controller choosing outside it */
+static void test_offer_lists(void)
+{
+	static struct sctl c;
+	struct nvmf_auth_session s;
+	uint8_t h, g;
+	char err[256];
+
+	CHECK_EQ(nvmf_auth_parse_lists("sha256,SHA512", "null,ffdhe3072", &h, &g, err, sizeof(err)), 0);
+	CHECK_EQ(h, (1u << 1) | (1u << 3));
+	CHECK_EQ(g, (1u << 0) | (1u << 2));
+	CHECK_EQ(nvmf_auth_parse_lists(NULL, "", &h, &g, err, sizeof(err)), 0);
+	CHECK_EQ(h, 0);
+	CHECK_EQ(g, 0);
+	CHECK_EQ(nvmf_auth_parse_lists("sha1", NULL, &h, &g, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "dhchap_digests: 'sha1' is not one of sha256, sha384, sha512");
+	CHECK_EQ(nvmf_auth_parse_lists(NULL, "ffdhe2048,modp", &h, &g, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "dhchap_dhgroups: 'modp' is not one of null") == err);
+
+	memset(&c, 0, sizeof(c));
+	c.hash_id = NVMF_AUTH_HASH_SHA384;
+	c.dhg_id = NVMF_AUTH_DHGROUP_3072;
+	c.s1 = 9;
+	CHECK_EQ(nvmf_auth_session_init(&s, sc_hostnqn, sc_subnqn), 0);
+	s.hashes = (uint8_t)((1u << 1) | (1u << 2));
+	s.dhgroups = (uint8_t)(1u << 2);
+	CHECK_EQ(run(&c, &s, 0, err, sizeof(err)), 0);
+	CHECK_EQ(c.neg[10], 2);      /* HALEN */
+	CHECK_EQ(c.neg[11], 1);      /* DHLEN */
+	CHECK_EQ(c.neg[12], 1);
+	CHECK_EQ(c.neg[13], 2);
+	CHECK_EQ(c.neg[42], 2);
+	/* the controller answers with SHA-512, which was not offered */
+	s.hashes = (uint8_t)(1u << 1);
+	CHECK_EQ(run(&c, &s, 0, err, sizeof(err)), -EPROTO);
+	CHECK(strstr(err, "names hash function sha384, which the host did not offer (dhchap_digests)") != NULL);
+	CHECK_EQ(c.failure2_rce, NVMF_AUTH_RCE_HASH_UNUSABLE);
+	s.hashes = 0;
+	s.dhgroups = (uint8_t)(1u << 0);
+	CHECK_EQ(run(&c, &s, 0, err, sizeof(err)), -EPROTO);
+	CHECK(strstr(err, "names DH group ffdhe3072, which the host did not offer (dhchap_dhgroups)") != NULL);
+	CHECK_EQ(c.failure2_rce, NVMF_AUTH_RCE_DHGROUP_UNUSABLE);
+	nvmf_auth_dh_free(c.dh);
+	nvmf_auth_session_clear(&s);
+}
+
 int main(void)
 {
 	test_secret_kat();
@@ -661,5 +707,6 @@ int main(void)
 	test_parse_prefixes();
 	test_cmd_bytes();
 	test_secret_file();
+	test_offer_lists();
 	return check_done("test_auth");
 }
