@@ -674,9 +674,19 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 			return nvmeof_reconnect_give_up(td, ld, why);
 		}
 		ld->reconnecting = 0;
-		nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u); %u I/O(s) "
-			    "resubmitted\n", td->o.name, (unsigned long long)(now - ld->loss_ms),
-			    ld->attempts, nvmf_lane_info(ld->lane)->cntlid, ld->nr_resubmit);
+		{
+			const struct nvmf_lane_info *li = nvmf_lane_info(ld->lane);
+			char auth[96] = "";
+
+			/* in-band authentication ran again on the new queues (the count grows) */
+			if (li->auth[0])
+				snprintf(auth, sizeof(auth), ", %s, %u queue authentications so far",
+					 li->auth, li->auth_exchanges);
+			nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u%s); "
+				    "%u I/O(s) resubmitted\n", td->o.name,
+				    (unsigned long long)(now - ld->loss_ms), ld->attempts, li->cntlid,
+				    auth, ld->nr_resubmit);
+		}
 		return 1;
 	}
 	if (!stopping && now - ld->loss_ms < o->ctrl_loss_tmo) {
