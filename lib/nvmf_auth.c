@@ -608,6 +608,70 @@ static void nvmf_auth_failure2(const struct nvmf_auth_ops *ops, uint16_t tid, ui
 	(void)ops->send(ops->ctx, sizeof(f), why, sizeof(why));
 }
 
+struct nvmf_auth_qctx {
+	struct nvmf_queue *q;
+	uint8_t           *buf;
+	uint32_t           rkey;
+	unsigned           timeout_ms;
+};
+
+/* Authentication Send (send) of len bytes from the buffer, or Receive of at most len bytes
+ * into it, on the queue. */
+static int nvmf_auth_qcmd(void *ctx, int send, uint32_t len, char *why, size_t whylen)
+{
+	struct nvmf_auth_qctx *ac = ctx;
+	struct nvmf_req *req = nvmf_queue_get(ac->q, NULL);
+	struct nvme_sqe *c;
+	struct nvme_cqe cqe;
+	char st[128];
+	int rc;
+
+	if (!req)
+		return nvmf_errf(why, whylen, -EBUSY, "queue %u has no free slot", ac->q->qid);
+	c = nvmf_req_sqe(ac->q, req);
+	nvmf_cmd_auth(c, send, len);
+	nvme_sqe_set_sgl_keyed(c, (uintptr_t)ac->buf, len, ac->rkey);
+	rc = nvmf_queue_exec(ac->q, req, ac->timeout_ms, &cqe);
+	if (rc)
+		return nvmf_errf(why, whylen, rc, "%s", ac->q->fatal_msg[0] ? ac->q->fatal_msg :
+				 strerror(-rc));
+	if (nvme_status_code(le16toh(cqe.status))) {
+		nvme_status_format_raw(st, sizeof(st), le16toh(cqe.status), 1);
+		return nvmf_errf(why, whylen, -EACCES, "%s", st);
+	}
+	return 0;
+}
+
+static int nvmf_auth_qsend(void *ctx, uint32_t len, char *why, size_t whylen)
+{
+	return nvmf_auth_qcmd(ctx, 1, len, why, whylen);
+}
+
+static int nvmf_auth_qrecv(void *ctx, uint32_t al, char *why, size_t whylen)
+{
+	return nvmf_auth_qcmd(ctx, 0, al, why, whylen);
+}
+
+int nvmf_auth_after_connect(struct nvmf_auth_session *s, struct nvmf_queue *q, uint32_t dw0,
+			    uint8_t *buf, uint32_t rkey, unsigned timeout_ms, char *err,
+			    size_t errlen)
+{
+	struct nvmf_auth_qctx ac = { q, buf, rkey, timeout_ms };
+	struct nvmf_auth_ops ops;
+
+	if (dw0 & NVMF_CONNECT_AUTHREQ_ASCR)
+		return nvmf_errf(err, errlen, -EPROTONOSUPPORT, "queue %u: the controller requires "
+				 "authentication with secure channel concatenation (TLS), which "
+				 "fio-nvmeof does not do", q->qid);
+	if (!(dw0 & NVMF_CONNECT_AUTHREQ_ATR))
+		return 0;
+	ops.buf = buf;
+	ops.send = nvmf_auth_qsend;
+	ops.recv = nvmf_auth_qrecv;
+	ops.ctx = &ac;
+	return nvmf_auth_exchange(s, q->qid, &ops, err, errlen);
+}
+
 int nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct nvmf_auth_ops *ops,
 		       char *err, size_t errlen)
 {

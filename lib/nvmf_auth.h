@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvmf_queue.h"
+
 #define NVMF_AUTH_KEY_MAX   64    /* secret bytes (32, 48 or 64) */
 #define NVMF_AUTH_HASH_MAX  64    /* SHA-512 */
 #define NVMF_AUTH_DH_MAX    1024  /* ffdhe8192 public value */
@@ -139,5 +141,14 @@ void nvmf_auth_session_clear(struct nvmf_auth_session *s);
  * -EPROTO: a malformed or unexpected message; else what send/recv returned). */
 int  nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct nvmf_auth_ops *ops,
 			char *err, size_t errlen);
+
+/* After queue q's Connect, whose answer's DW0 is dw0: DH-HMAC-CHAP when AUTHREQ.ATR asks for
+ * it, with Authentication Send/Receive on q (each waits up to timeout_ms), the messages in buf
+ * (NVMF_AUTH_MSG_MAX bytes the target reaches with key rkey: the lane's registered scratch).
+ * 0 (authenticated, or not asked); -EPROTONOSUPPORT for ASCR (secure channel concatenation);
+ * else nvmf_auth_exchange's errors.  One line in err. */
+int  nvmf_auth_after_connect(struct nvmf_auth_session *s, struct nvmf_queue *q, uint32_t dw0,
+			     uint8_t *buf, uint32_t rkey, unsigned timeout_ms, char *err,
+			     size_t errlen);
 
 #endif

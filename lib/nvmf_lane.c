@@ -282,71 +282,19 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
  * least this long. */
 #define NVMF_AUTH_TIMEOUT_MS 10000
 
-struct nvmf_auth_ctx {
-	struct nvmf_lane  *lane;
-	struct nvmf_queue *q;
-};
-
-/* Authentication Send (send) of len bytes from the scratch buffer, or Receive of at most len
- * bytes into it. */
-static int nvmf_auth_cmd(void *ctx, int send, uint32_t len, char *why, size_t whylen)
+/* After queue q's Connect (DW0 its answer): authenticate when AUTHREQ asks. */
+static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_t dw0)
 {
-	struct nvmf_auth_ctx *ac = ctx;
-	struct nvmf_lane *lane = ac->lane;
-	struct nvmf_req *req = nvmf_queue_get(ac->q, NULL);
-	struct nvme_sqe *c;
-	struct nvme_cqe cqe;
-	char st[128];
+	struct nvmf_lane_info *in = &lane->info;
+	char err[NVMF_ERR_LEN];
 	unsigned tmo = lane->admin_timeout_ms > NVMF_AUTH_TIMEOUT_MS ? lane->admin_timeout_ms :
 		       NVMF_AUTH_TIMEOUT_MS;
 	int rc;
 
-	if (!req)
-		return nvmf_errf(why, whylen, -EBUSY, "queue %u has no free slot", ac->q->qid);
-	c = nvmf_req_sqe(ac->q, req);
-	nvmf_cmd_auth(c, send, len);
-	nvme_sqe_set_sgl_keyed(c, (uintptr_t)lane->scratch, len, nvmf_lane_scratch_rkey(lane));
-	rc = nvmf_queue_exec(ac->q, req, tmo, &cqe);
-	if (rc)
-		return nvmf_errf(why, whylen, rc, "%s", ac->q->fatal_msg[0] ? ac->q->fatal_msg :
-				 strerror(-rc));
-	if (nvme_status_code(le16toh(cqe.status))) {
-		nvme_status_format_raw(st, sizeof(st), le16toh(cqe.status), 1);
-		return nvmf_errf(why, whylen, -EACCES, "%s", st);
-	}
-	return 0;
-}
-
-static int nvmf_auth_send(void *ctx, uint32_t len, char *why, size_t whylen)
-{
-	return nvmf_auth_cmd(ctx, 1, len, why, whylen);
-}
-
-static int nvmf_auth_recv(void *ctx, uint32_t al, char *why, size_t whylen)
-{
-	return nvmf_auth_cmd(ctx, 0, al, why, whylen);
-}
-
-/* After queue q's Connect (DW0 its answer): authenticate when AUTHREQ asks. */
-static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_t dw0)
-{
-	struct nvmf_auth_ctx ac = { lane, q };
-	struct nvmf_auth_ops ops;
-	struct nvmf_lane_info *in = &lane->info;
-	char err[NVMF_ERR_LEN];
-	int rc;
-
-	if (dw0 & NVMF_CONNECT_AUTHREQ_ASCR)
-		return nvmf_lane_errf(lane, -EPROTONOSUPPORT, "%s (queue %u) requires authentication "
-				      "with secure channel concatenation (TLS), which fio-nvmeof "
-				      "does not do", lane->subnqn, q->qid);
-	if (!(dw0 & NVMF_CONNECT_AUTHREQ_ATR))
+	if (!(dw0 & (NVMF_CONNECT_AUTHREQ_ATR | NVMF_CONNECT_AUTHREQ_ASCR)))
 		return 0;
-	ops.buf = lane->scratch;
-	ops.send = nvmf_auth_send;
-	ops.recv = nvmf_auth_recv;
-	ops.ctx = &ac;
-	rc = nvmf_auth_exchange(&lane->auth, q->qid, &ops, err, sizeof(err));
+	rc = nvmf_auth_after_connect(&lane->auth, q, dw0, lane->scratch,
+				     nvmf_lane_scratch_rkey(lane), tmo, err, sizeof(err));
 	if (rc)
 		return nvmf_lane_errf(lane, rc, "authentication to %s failed on %s", lane->subnqn, err);
 	snprintf(in->auth, sizeof(in->auth), "DH-HMAC-CHAP %s %s%s",

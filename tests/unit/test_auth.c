@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "auth_kat.h"
+#include "scripted_peer.h"
 
 static void pattern(uint8_t *b, size_t n, unsigned seed)
 {
@@ -362,16 +363,11 @@ static int sc_recv(void *ctx, uint32_t al, char *why, size_t whylen)
 static const char SECRET_HOST[] = "DHHC-1:01:+MBYwByzWkgWTGurZ1CuXQNN7AFG9H30O77p0fvHdDIPBqCN:";
 static const char SECRET_CTRL[] = "DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:";
 
-/* One exchange: rc; err gets the host's line, *c what the controller saw. */
-static int run(struct sctl *c, struct nvmf_auth_session *s, int bidi, char *err, size_t errlen)
+/* The keys on both sides, the controller's per-exchange state reset. */
+static void prep(struct sctl *c, struct nvmf_auth_session *s, int bidi)
 {
-	struct nvmf_auth_ops ops;
-	static uint8_t buf[NVMF_AUTH_MSG_MAX];
 	char e[256];
 
-	/* the controller and the host share one buffer, as the lane's scratch: the peer
-	 * copies in and out of it */
-	(void)buf;
 	CHECK_EQ(nvmf_auth_secret_parse(SECRET_HOST, &c->host_key, "x", e, sizeof(e)), 0);
 	CHECK_EQ(nvmf_auth_secret_parse(SECRET_CTRL, &c->ctrl_key, "x", e, sizeof(e)), 0);
 	if (!s->host.len)
@@ -382,6 +378,15 @@ static int run(struct sctl *c, struct nvmf_auth_session *s, int bidi, char *err,
 	c->host_ok = c->got_success2 = c->r2_valid = 0;
 	c->failure2_rce = 0;
 	c->dhlen = 0;
+}
+
+/* One exchange through the callbacks (the host composes in the controller's buffer): rc;
+ * err gets the host's line, *c what the controller saw. */
+static int run(struct sctl *c, struct nvmf_auth_session *s, int bidi, char *err, size_t errlen)
+{
+	struct nvmf_auth_ops ops;
+
+	prep(c, s, bidi);
 	ops.buf = c->buf;
 	ops.send = sc_send;
 	ops.recv = sc_recv;
@@ -692,6 +697,118 @@ static void test_offer_lists(void)
 	nvmf_auth_session_clear(&s);
 }
 
+/* ---- the exchange through a queue: Authentication Send/Receive capsules --------------- */
+
+#define Q_RKEY 0x1234abcdu
+static unsigned q_capsules;
+static uint16_t q_fail_status;   /* the answer to every Receive when set */
+
+/* The scripted peer's target side: the capsule's keyed SGL names the host's buffer; a Send's
+ * message is read from it, a Receive's written into it, before the CQE goes back. */
+static void q_capsule(struct scripted_peer *p, const uint8_t *sqe)
+{
+	struct sctl *c = p->user;
+	uint8_t *addr = (uint8_t *)(uintptr_t)raw_le(sqe, 24, 8);
+	uint32_t len = (uint32_t)raw_le(sqe, 32, 3);
+	char why[160];
+
+	q_capsules++;
+	p->auto_status = 0;
+	CHECK_EQ(sqe[0], 0x7f);
+	CHECK(sqe[4] == 0x05 || sqe[4] == 0x06);
+	CHECK_EQ(sqe[39], NVME_SGL_TYPE_KEYED_ADDR);
+	CHECK_EQ(raw_le(sqe, 35, 4), Q_RKEY);
+	CHECK_EQ(sqe[41], 1);
+	CHECK_EQ(sqe[42], 1);
+	CHECK_EQ(sqe[43], 0xe9);
+	CHECK_EQ(raw_le(sqe, 44, 4), len);
+	if (sqe[4] == 0x05) {
+		memcpy(c->buf, addr, len);
+		if (sc_send(c, len, why, sizeof(why)))
+			p->auto_status = sp_status(0, 0x0c, 1);
+		return;
+	}
+	CHECK_EQ(len, NVMF_AUTH_MSG_MAX);
+	if (q_fail_status) {
+		p->auto_status = q_fail_status;
+		return;
+	}
+	if (sc_recv(c, len, why, sizeof(why)) == 0)
+		memcpy(addr, c->buf, len);
+	else
+		p->auto_status = sp_status(0, 0x0c, 1);
+}
+
+static int q_run(struct sctl *c, struct nvmf_auth_session *s, int bidi, uint16_t qid,
+		 uint32_t dw0, char *err, size_t errlen)
+{
+	static struct scripted_peer peer;
+	static uint8_t hostbuf[NVMF_AUTH_MSG_MAX];
+	struct nvmf_queue q;
+	int rc;
+
+	prep(c, s, bidi);
+	memset(&peer, 0, sizeof(peer));
+	CHECK_EQ(nvmf_queue_init(&q, qid, 8), 0);
+	sp_attach(&peer, &q);
+	CHECK_EQ(nvmf_queue_post_recvs(&q), 0);
+	peer.auto_send_ok = 1;
+	peer.auto_respond = 1;
+	peer.on_capsule = q_capsule;
+	peer.user = c;
+	q_capsules = 0;
+	err[0] = 0;
+	rc = nvmf_auth_after_connect(s, &q, dw0, hostbuf, Q_RKEY, 1000, err, errlen);
+	CHECK_EQ(q_capsules, peer.nr_sends);
+	nvmf_queue_fini(&q);
+	return rc;
+}
+
+static void test_queue_exchange(void)
+{
+	static struct sctl c;
+	struct nvmf_auth_session s;
+	char err[256];
+
+	memset(&c, 0, sizeof(c));
+	c.hash_id = NVMF_AUTH_HASH_SHA256;
+	c.dhg_id = NVMF_AUTH_DHGROUP_2048;
+	c.s1 = 300;
+	CHECK_EQ(nvmf_auth_session_init(&s, sc_hostnqn, sc_subnqn), 0);
+	/* the admin queue, then an I/O queue of the same controller: bidirectional, ffdhe2048 */
+	CHECK_EQ(q_run(&c, &s, 1, 0, NVMF_CONNECT_AUTHREQ_ATR | 0x0001, err, sizeof(err)), 0);
+	CHECK(c.host_ok && c.got_success2);
+	CHECK_EQ(q_capsules, 5);       /* negotiate, challenge, reply, success1, success2 */
+	CHECK_EQ(q_run(&c, &s, 1, 1, NVMF_CONNECT_AUTHREQ_ATR, err, sizeof(err)), 0);
+	CHECK(c.host_ok && c.got_success2);
+	CHECK_EQ(s.exchanges, 2);
+	/* the controller did not ask: nothing sent */
+	CHECK_EQ(q_run(&c, &s, 1, 2, 0x0001, err, sizeof(err)), 0);
+	CHECK_EQ(q_capsules, 0);
+	/* secure channel concatenation asked for: refused, nothing sent */
+	CHECK_EQ(q_run(&c, &s, 1, 2, NVMF_CONNECT_AUTHREQ_ATR | NVMF_CONNECT_AUTHREQ_ASCR, err,
+		       sizeof(err)), -EPROTONOSUPPORT);
+	CHECK(strstr(err, "queue 2: the controller requires authentication with secure channel "
+		      "concatenation (TLS)") == err);
+	CHECK_EQ(q_capsules, 0);
+	/* a wrong key on an I/O queue: Failure1 comes back through the Receive */
+	c.fault = SC_WRONG_KEY;
+	CHECK_EQ(q_run(&c, &s, 0, 1, NVMF_CONNECT_AUTHREQ_ATR, err, sizeof(err)), -EACCES);
+	CHECK(strstr(err, "queue 1: DH-HMAC-CHAP: the controller refused the host's response "
+		      "(AUTH_Failure1: authentication failed)") == err);
+	/* the Receive itself fails with an NVMe status: named */
+	c.fault = SC_OK;
+	q_fail_status = sp_status(0, 0x0c, 1);
+	CHECK_EQ(q_run(&c, &s, 0, 0, NVMF_CONNECT_AUTHREQ_ATR, err, sizeof(err)), -EACCES);
+	if (!strstr(err, "queue 0: DH-HMAC-CHAP: Authentication Receive (the challenge) failed: "))
+		fprintf(stderr, "receive status: %s\n", err);
+	CHECK(strstr(err, "queue 0: DH-HMAC-CHAP: Authentication Receive (the challenge) failed: ") == err);
+	CHECK(strchr(err, '\n') == NULL);
+	q_fail_status = 0;
+	nvmf_auth_dh_free(c.dh);
+	nvmf_auth_session_clear(&s);
+}
+
 int main(void)
 {
 	test_secret_kat();
@@ -708,5 +825,6 @@ int main(void)
 	test_cmd_bytes();
 	test_secret_file();
 	test_offer_lists();
+	test_queue_exchange();
 	return check_done("test_auth");
 }
