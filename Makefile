@@ -79,6 +79,13 @@ $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -c -o $@ $<
 
+# lib/nvmf_auth.c needs OpenSSL's headers: say so in one line where they are missing.
+$(BUILD)/lib/nvmf_auth.o $(BUILD)/asan/lib/nvmf_auth.o: | crypto-check
+.PHONY: crypto-check
+crypto-check:
+	@$(PKG_CONFIG) --exists libcrypto 2>/dev/null || [ -e /usr/include/openssl/evp.h ] || \
+	  { echo "OpenSSL's libcrypto development files (libssl-dev) are missing: run 'make deps'" >&2; exit 1; }
+
 $(BUILD)/libnvmf.a: $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
