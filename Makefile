@@ -28,6 +28,11 @@ CFLAGS    ?= -O2 -g
 BASEFLAGS := -std=gnu11 -fPIC $(WARN) -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
 RDMA_CFLAGS := $(shell $(PKG_CONFIG) --cflags libibverbs librdmacm 2>/dev/null)
 RDMA_LIBS   := $(shell $(PKG_CONFIG) --libs libibverbs librdmacm 2>/dev/null)
+# OpenSSL's libcrypto: HMAC, hashes and DH for in-band authentication (lib/nvmf_auth.c).
+CRYPTO_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcrypto 2>/dev/null)
+CRYPTO_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null),-lcrypto)
+RDMA_CFLAGS += $(CRYPTO_CFLAGS)
+RDMA_LIBS   += $(CRYPTO_LIBS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
@@ -74,6 +79,13 @@ $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -c -o $@ $<
 
+# lib/nvmf_auth.c needs OpenSSL's headers: say so in one line where they are missing.
+$(BUILD)/lib/nvmf_auth.o $(BUILD)/asan/lib/nvmf_auth.o: | crypto-check
+.PHONY: crypto-check
+crypto-check:
+	@$(PKG_CONFIG) --exists libcrypto 2>/dev/null || [ -e /usr/include/openssl/evp.h ] || \
+	  { echo "OpenSSL's libcrypto development files (libssl-dev) are missing: run 'make deps'" >&2; exit 1; }
+
 $(BUILD)/libnvmf.a: $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -113,7 +125,7 @@ $(BUILD)/tests/libfio_nvmeof_knobs.so: $(ENG_SRCS) $(wildcard engine/*.h) $(BUIL
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) $(ENG_CFLAGS) -DFIO_NVMEOF_TEST_KNOBS -shared \
 	  -Wl,--exclude-libs,ALL -o $@ $(ENG_SRCS) $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnvmf.a tests/unit/check.h $(LIB_HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libnvmf.a tests/unit/check.h $(LIB_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(BUILD)/libnvmf.a $(RDMA_LIBS) -ldl -lpthread
 
@@ -220,13 +232,14 @@ $(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: private BASEFLAGS += -Itests/c
 # `make fuzz`: the libFuzzer builds (clang -fsanitize=fuzzer,address,undefined), each run for
 # FUZZ_SECONDS with its saved corpus; new inputs go to build/fuzz/<target>.work/, crashers to
 # build/fuzz/<target>-crash-*.  Without clang (or its libFuzzer) it says so and does nothing.
-FUZZ_TARGETS  := fuzz_cqe fuzz_identify fuzz_cm_private fuzz_ana_log fuzz_disc_log fuzz_tcp_pdu
+FUZZ_TARGETS  := fuzz_cqe fuzz_identify fuzz_cm_private fuzz_ana_log fuzz_disc_log fuzz_tcp_pdu fuzz_auth
 FUZZ_SECONDS  ?= 120
 FUZZ_CC       ?= clang
 FUZZ_ARGS     ?=
 FUZZ_CORPUS   := $(CURDIR)/tests/fuzz/corpus
 FUZZ_MAXLEN_fuzz_identify := 8200
 FUZZ_MAXLEN_fuzz_disc_log := 6144
+FUZZ_MAXLEN_fuzz_auth := 8200
 FUZZ_REPLAY   := $(patsubst %,$(BUILD)/fuzz-replay/%,$(FUZZ_TARGETS))
 FUZZ_BINS     := $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 

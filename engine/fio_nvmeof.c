@@ -467,7 +467,7 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 		else
 			snprintf(mdts, sizeof(mdts), "unlimited");
 		nvmeof_info("nvmeof: %s: %s cntlid %u (%s, fw %s), ns %u: %llu x %u B = %llu MiB, "
-			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s (%s -> %s:%s)%s%s%s; "
+			 "MDTS %s, %s, in-capsule %u B%s, %s%s via %s (%s -> %s:%s)%s%s%s%s%s; "
 			 "fabric: %s\n",
 			 td->o.name, nf->subnqn, in->cntlid, in->mn, in->fr, nf->ns.nsid,
 			 (unsigned long long)nf->ns.nsze, nf->ns.lba_size,
@@ -475,7 +475,8 @@ static void nvmeof_start_line(struct thread_data *td, struct nvmeof_data *ld)
 			 queues, in->inline_max, icd,
 			 o->completion == NVMEOF_COMPLETION_EVENT ? "event" :
 			 o->completion == NVMEOF_COMPLETION_HYBRID ? "hybrid" : "poll", batch, via,
-			 in->local_addr, in->remote_addr, nf->trsvcid, ack, ka, bufs, fabric);
+			 in->local_addr, in->remote_addr, nf->trsvcid, ack, ka,
+			 in->auth[0] ? ", authenticated: " : "", in->auth, bufs, fabric);
 	}
 }
 
@@ -706,9 +707,19 @@ static int nvmeof_reconnect_step(struct thread_data *td, struct nvmeof_data *ld)
 			return nvmeof_reconnect_give_up(td, ld, why);
 		}
 		ld->reconnecting = 0;
-		nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u); %u I/O(s) "
-			    "resubmitted\n", td->o.name, (unsigned long long)(now - ld->loss_ms),
-			    ld->attempts, nvmf_lane_info(ld->lane)->cntlid, ld->nr_resubmit);
+		{
+			const struct nvmf_lane_info *li = nvmf_lane_info(ld->lane);
+			char auth[96] = "";
+
+			/* in-band authentication ran again on the new queues (the count grows) */
+			if (li->auth[0])
+				snprintf(auth, sizeof(auth), ", %s, %u queue authentications so far",
+					 li->auth, li->auth_exchanges);
+			nvmeof_info("nvmeof: %s: reconnected after %llu ms (attempt %u, cntlid %u%s); "
+				    "%u I/O(s) resubmitted\n", td->o.name,
+				    (unsigned long long)(now - ld->loss_ms), ld->attempts, li->cntlid,
+				    auth, ld->nr_resubmit);
+		}
 		return 1;
 	}
 	if (!stopping && now - ld->loss_ms < o->ctrl_loss_tmo) {

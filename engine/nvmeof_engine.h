@@ -39,6 +39,11 @@ struct nvmeof_options {
 	char        *host_traddr;
 	char        *hostnqn;
 	char        *hostid;
+	char        *dhchap_secret;     /* DH-HMAC-CHAP: the host's secret (DHHC-1:XX:...:) */
+	char        *dhchap_ctrl_secret; /* and the controller's (bidirectional) */
+	char        *dhchap_secret_file; /* both from a file instead */
+	char        *dhchap_digests;    /* the hashes offered (comma list; NULL: all) */
+	char        *dhchap_dhgroups;   /* the DH groups offered (comma list; NULL: all) */
 	unsigned int connect_timeout;
 	unsigned int ack_timeout;      /* RDMA ACK timeout exponent; 0: the RDMA CM's */
 	int          inline_data;     /* enum nvmf_inline (lib/nvmf_lane.h) */

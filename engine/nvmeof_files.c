@@ -256,6 +256,11 @@ int nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 			  o->host_traddr : NULL;
 	lo->subnqn = nf->subnqn;
 	lo->hostnqn = hostnqn;
+	lo->dhchap_secret = o->dhchap_secret;
+	lo->dhchap_ctrl_secret = o->dhchap_ctrl_secret;
+	lo->dhchap_secret_file = o->dhchap_secret_file;
+	lo->dhchap_digests = o->dhchap_digests;
+	lo->dhchap_dhgroups = o->dhchap_dhgroups;
 	lo->connect_timeout_ms = o->connect_timeout;
 	lo->ack_timeout = (uint8_t)o->ack_timeout;
 	lo->inline_data = o->inline_data;    /* the option's values are enum nvmf_inline */

@@ -352,6 +352,58 @@ struct fio_option nvmeof_fio_options[] = {
 		.group    = FIO_OPT_G_INVALID,
 	},
 	{
+		.name     = "dhchap_secret",
+		.lname    = "DH-HMAC-CHAP host secret",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_secret),
+		.help     = "In-band authentication: the host's DH-HMAC-CHAP secret, "
+			    "DHHC-1:XX:<base64>: as nvme gen-dhchap-key writes it (nvme-cli's "
+			    "--dhchap-secret)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "dhchap_ctrl_secret",
+		.lname    = "DH-HMAC-CHAP controller secret",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_ctrl_secret),
+		.help     = "Bidirectional authentication: the controller's DH-HMAC-CHAP secret "
+			    "(nvme-cli's --dhchap-ctrl-secret); needs dhchap_secret",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "dhchap_secret_file",
+		.lname    = "DH-HMAC-CHAP secret file",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_secret_file),
+		.help     = "A file with the host's DH-HMAC-CHAP secret on its first line and "
+			    "optionally the controller's on the second (keeps them out of job files "
+			    "and ps)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "dhchap_digests",
+		.lname    = "DH-HMAC-CHAP hash functions",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_digests),
+		.help     = "The hash functions the host offers, a comma list of sha256, sha384, "
+			    "sha512 (default: all; the controller picks)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
+		.name     = "dhchap_dhgroups",
+		.lname    = "DH-HMAC-CHAP DH groups",
+		.type     = FIO_OPT_STR_STORE,
+		.off1     = offsetof(struct nvmeof_options, dhchap_dhgroups),
+		.help     = "The DH groups the host offers, a comma list of null, ffdhe2048, "
+			    "ffdhe3072, ffdhe4096, ffdhe6144, ffdhe8192 (default: all)",
+		.category = FIO_OPT_C_ENGINE,
+		.group    = FIO_OPT_G_INVALID,
+	},
+	{
 		.name     = "connect_timeout",
 		.lname    = "Connect timeout",
 		.type     = FIO_OPT_STR,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
+#include "nvmf_auth.h"
 #include "nvmf_err.h"
 #include "nvmf_lane.h"
 #include "nvmf_rdma.h"
@@ -80,6 +81,7 @@ struct nvmf_lane {
 	unsigned                admin_timeout_ms;
 	uint64_t                next_admin_cm_check_ms;  /* nvmf_lane_check's admin clock */
 	struct nvmf_lane_info   info;
+	struct nvmf_auth_session auth;       /* DH-HMAC-CHAP: keys, transaction IDs, S1s seen */
 	char                    err[NVMF_ERR_LEN];
 };
 
@@ -246,6 +248,8 @@ static const char *nvmf_connect_bad_field(uint32_t dw0)
 	return "";
 }
 
+static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_t dw0);
+
 static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
 				uint16_t cntlid, uint16_t *cntlid_out)
 {
@@ -283,6 +287,35 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
 	}
 	if (cntlid_out)
 		*cntlid_out = (uint16_t)(le64toh(cqe.result) & 0xffff);
+	/* AUTHREQ: the controller wants the host authenticated before anything else. */
+	return nvmf_auth_queue(lane, q, le32toh((uint32_t)le64toh(cqe.result)));
+}
+
+/* ---- in-band authentication (DH-HMAC-CHAP, lib/nvmf_auth.c) --------------------------------- */
+
+/* DH over ffdhe8192 under an emulator takes the target a while: the auth commands wait at
+ * least this long. */
+#define NVMF_AUTH_TIMEOUT_MS 10000
+
+/* After queue q's Connect (DW0 its answer): authenticate when AUTHREQ asks. */
+static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_t dw0)
+{
+	struct nvmf_lane_info *in = &lane->info;
+	char err[NVMF_ERR_LEN];
+	unsigned tmo = lane->admin_timeout_ms > NVMF_AUTH_TIMEOUT_MS ? lane->admin_timeout_ms :
+		       NVMF_AUTH_TIMEOUT_MS;
+	int rc;
+
+	if (!(dw0 & (NVMF_CONNECT_AUTHREQ_ATR | NVMF_CONNECT_AUTHREQ_ASCR)))
+		return 0;
+	rc = nvmf_auth_after_connect(&lane->auth, q, dw0, lane->scratch,
+				     nvmf_lane_scratch_rkey(lane), tmo, err, sizeof(err));
+	if (rc)
+		return nvmf_lane_errf(lane, rc, "authentication to %s failed on %s", lane->subnqn, err);
+	snprintf(in->auth, sizeof(in->auth), "DH-HMAC-CHAP %s %s%s",
+		 nvmf_auth_hash_name(lane->auth.hash_id), nvmf_auth_dhgroup_name(lane->auth.dhg_id),
+		 lane->auth.ctrl.len ? " bidirectional" : "");
+	in->auth_exchanges = lane->auth.exchanges;
 	return 0;
 }
 
@@ -1173,6 +1206,7 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 		ibv_dealloc_pd(lane->pd);
 	pthread_mutex_destroy(&lane->ana.lock);
 	free(lane->scratch);
+	nvmf_auth_session_clear(&lane->auth);
 	free(lane);
 }
 
@@ -1372,6 +1406,45 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		goto fail;
 	}
 	snprintf(lane->hostnqn, sizeof(lane->hostnqn), "%s", opts->hostnqn);
+	/* DH-HMAC-CHAP: the secrets decoded once; the texts are not kept. */
+	if ((rc = nvmf_auth_session_init(&lane->auth, lane->hostnqn, lane->subnqn))) {
+		rc = nvmf_lane_errf(lane, rc, "no random bytes for DH-HMAC-CHAP (OpenSSL)");
+		goto fail;
+	}
+	if ((rc = nvmf_auth_parse_lists(opts->dhchap_digests, opts->dhchap_dhgroups,
+					&lane->auth.hashes, &lane->auth.dhgroups, lane->err,
+					sizeof(lane->err))))
+		goto fail;
+	lane->opts.dhchap_digests = lane->opts.dhchap_dhgroups = NULL;
+	if (opts->dhchap_secret_file && *opts->dhchap_secret_file) {
+		if ((opts->dhchap_secret && *opts->dhchap_secret) ||
+		    (opts->dhchap_ctrl_secret && *opts->dhchap_ctrl_secret)) {
+			rc = nvmf_lane_errf(lane, -EINVAL, "dhchap_secret_file and dhchap_secret / "
+					    "dhchap_ctrl_secret are exclusive: give the secrets one "
+					    "way");
+			goto fail;
+		}
+		if ((rc = nvmf_auth_secret_file(opts->dhchap_secret_file, &lane->auth.host,
+						&lane->auth.ctrl, lane->err, sizeof(lane->err))))
+			goto fail;
+	}
+	if (opts->dhchap_secret && *opts->dhchap_secret &&
+	    (rc = nvmf_auth_secret_parse(opts->dhchap_secret, &lane->auth.host, "dhchap_secret",
+					 lane->err, sizeof(lane->err))))
+		goto fail;
+	if (opts->dhchap_ctrl_secret && *opts->dhchap_ctrl_secret) {
+		if (!lane->auth.host.len) {
+			rc = nvmf_lane_errf(lane, -EINVAL, "dhchap_ctrl_secret needs dhchap_secret too "
+					    "(bidirectional authentication authenticates the host "
+					    "first)");
+			goto fail;
+		}
+		if ((rc = nvmf_auth_secret_parse(opts->dhchap_ctrl_secret, &lane->auth.ctrl,
+						 "dhchap_ctrl_secret", lane->err, sizeof(lane->err))))
+			goto fail;
+	}
+	lane->opts.dhchap_secret = lane->opts.dhchap_ctrl_secret = NULL;
+	lane->opts.dhchap_secret_file = NULL;
 	lane->opts.traddr = lane->traddr;
 	lane->opts.trsvcid = lane->trsvcid;
 	lane->opts.host_traddr = lane->host_traddr[0] ? lane->host_traddr : NULL;

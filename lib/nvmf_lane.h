@@ -61,6 +61,16 @@ struct nvmf_lane_opts {
 	 * registered on it serves this lane too, and allocates its own on another device. */
 	struct ibv_pd *const *pds;
 	unsigned      nr_pds;
+	/* In-band authentication (DH-HMAC-CHAP), as nvme-cli's options: the host's secret and,
+	 * for bidirectional authentication, the controller's, each "DHHC-1:XX:<base64>:".  Decoded
+	 * at connect (the texts are not kept); used on each queue whose Connect asks for it
+	 * (AUTHREQ), at every reconnect too.  NULL: none (a controller that asks fails the
+	 * connect). */
+	const char   *dhchap_secret;
+	const char   *dhchap_ctrl_secret;
+	const char   *dhchap_secret_file;  /* both from a file instead (nvmf_auth_secret_file) */
+	const char   *dhchap_digests;      /* the hashes offered, a comma list (NULL: all) */
+	const char   *dhchap_dhgroups;     /* the DH groups offered, a comma list (NULL: all) */
 };
 
 struct nvmf_lane_info {
@@ -94,6 +104,8 @@ struct nvmf_lane_info {
 	char     local_addr[64];
 	char     remote_addr[64];
 	int      ana_reporting;       /* CMIC bit 3: the ANA log is read, then polled */
+	char     auth[48];            /* "DH-HMAC-CHAP sha256 ffdhe2048[ bidirectional]"; "": none */
+	unsigned auth_exchanges;      /* queues authenticated over the lane's life (reconnects too) */
 };
 
 struct nvmf_ns_info {

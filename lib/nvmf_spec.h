@@ -105,6 +105,8 @@ static inline uint64_t nvmf_get_le64(const uint8_t *p)
 #define NVMF_FCTYPE_PROP_SET 0x00
 #define NVMF_FCTYPE_CONNECT  0x01
 #define NVMF_FCTYPE_PROP_GET 0x04
+#define NVMF_FCTYPE_AUTH_SEND 0x05 /* in-band authentication (TP 8006): host to controller */
+#define NVMF_FCTYPE_AUTH_RECV 0x06 /* controller to host */
 
 /* SQE byte 1: FUSE bits 1:0, PSDT bits 7:6.  PSDT=01b means SGL for data and
  * an MPTR that is a plain buffer address; NVMe-oF requires SGLs, and nvmet
@@ -281,6 +283,35 @@ NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, ofst, 44);
 NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, value, 48);
 NVMF_SPEC_ASSERT_OFF(struct nvmf_prop_set_cmd, rsvd56, 56);
 
+/* Authentication Send (fctype 05h) and Receive (06h): SECP E9h (NVMe), SPSP0 = SPSP1 = 01h
+ * (DH-HMAC-CHAP), TL (Send: bytes sent) or AL (Receive: bytes the host takes) in CDW11. */
+#define NVMF_AUTH_SECP 0xe9
+#define NVMF_AUTH_SPSP 0x01
+struct nvmf_auth_cmd {
+	uint8_t opcode;   /* 0x7f */
+	uint8_t rsvd1;
+	uint16_t cid;
+	uint8_t fctype;   /* 0x05 send, 0x06 receive */
+	uint8_t rsvd5[19];
+	struct nvme_sgl_desc sgl1;
+	uint8_t rsvd40;
+	uint8_t spsp0;
+	uint8_t spsp1;
+	uint8_t secp;
+	uint32_t len;     /* TL (send) / AL (receive) */
+	uint8_t rsvd48[16];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_cmd, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, cid, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, fctype, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, sgl1, 24);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, rsvd40, 40);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, spsp0, 41);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, spsp1, 42);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, secp, 43);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, len, 44);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_cmd, rsvd48, 48);
+
 /* ------------------------------------------------------------------------ */
 /* Submission queue entry (64 bytes)                                          */
 
@@ -307,6 +338,7 @@ struct nvme_sqe {
 		struct nvmf_connect_cmd connect;
 		struct nvmf_prop_get_cmd prop_get;
 		struct nvmf_prop_set_cmd prop_set;
+		struct nvmf_auth_cmd auth;
 		uint8_t bytes[NVME_SQE_SIZE];
 	};
 };
@@ -328,6 +360,7 @@ NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, cdw15, 60);
 NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, connect, 0);
 NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, prop_get, 0);
 NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, prop_set, 0);
+NVMF_SPEC_ASSERT_OFF(struct nvme_sqe, auth, 0);
 
 /* ------------------------------------------------------------------------ */
 /* Completion queue entry (16 bytes)                                          */
@@ -1115,6 +1148,191 @@ static inline void nvmf_cmd_connect(struct nvme_sqe *c, uint16_t qid, uint16_t s
 	c->connect.sqsize = htole16(sqsize_0based);
 	c->connect.cattr = 0;
 	c->connect.kato = htole32(kato_ms);
+}
+
+/* ------------------------------------------------------------------------ */
+/* In-band authentication messages (NVMe Base 2.0 / TP 8006, DH-HMAC-CHAP)    */
+
+/* Connect response DW0 bits 31:16 are AUTHREQ on success: ATR (bit 17) the controller requires
+ * authentication on this queue, ASCR (bit 18) authentication with secure channel (TLS)
+ * concatenation. */
+#define NVMF_CONNECT_AUTHREQ_ATR  (1u << 17)
+#define NVMF_CONNECT_AUTHREQ_ASCR (1u << 18)
+
+#define NVMF_AUTH_TYPE_COMMON  0x00 /* AUTH_Negotiate, AUTH_Failure1/2 */
+#define NVMF_AUTH_TYPE_DHCHAP  0x01
+#define NVMF_AUTH_ID_NEGOTIATE 0x00
+#define NVMF_AUTH_ID_CHALLENGE 0x01
+#define NVMF_AUTH_ID_REPLY     0x02
+#define NVMF_AUTH_ID_SUCCESS1  0x03
+#define NVMF_AUTH_ID_SUCCESS2  0x04
+#define NVMF_AUTH_ID_FAILURE2  0xf0
+#define NVMF_AUTH_ID_FAILURE1  0xf1
+#define NVMF_AUTH_PROTO_DHCHAP 0x01 /* protocol descriptor AUTHID */
+
+/* Hash functions (HashID) and DH groups (DHGID) */
+#define NVMF_AUTH_HASH_SHA256 0x01
+#define NVMF_AUTH_HASH_SHA384 0x02
+#define NVMF_AUTH_HASH_SHA512 0x03
+#define NVMF_AUTH_DHGROUP_NULL 0x00
+#define NVMF_AUTH_DHGROUP_2048 0x01
+#define NVMF_AUTH_DHGROUP_3072 0x02
+#define NVMF_AUTH_DHGROUP_4096 0x03
+#define NVMF_AUTH_DHGROUP_6144 0x04
+#define NVMF_AUTH_DHGROUP_8192 0x05
+
+/* AUTH_Failure reason code (RC) and its explanations (RCE) */
+#define NVMF_AUTH_RC_FAILURE          0x01
+#define NVMF_AUTH_RCE_FAILED          0x01
+#define NVMF_AUTH_RCE_PROTO_UNUSABLE  0x02
+#define NVMF_AUTH_RCE_SCC_MISMATCH    0x03
+#define NVMF_AUTH_RCE_HASH_UNUSABLE   0x04
+#define NVMF_AUTH_RCE_DHGROUP_UNUSABLE 0x05
+#define NVMF_AUTH_RCE_BAD_PAYLOAD     0x06
+#define NVMF_AUTH_RCE_BAD_MESSAGE     0x07
+
+/* Every message starts with these 6 bytes. */
+struct nvmf_auth_hdr {
+	uint8_t auth_type;
+	uint8_t auth_id;
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_hdr, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_hdr, auth_id, 1);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_hdr, t_id, 4);
+
+/* AUTH_Negotiate protocol descriptor: HALEN hash IDs, DHLEN DH group IDs. */
+struct nvmf_auth_protocol_desc {
+	uint8_t authid;   /* 0x01 DH-HMAC-CHAP */
+	uint8_t rsvd1;
+	uint8_t halen;
+	uint8_t dhlen;
+	uint8_t hash_ids[30];
+	uint8_t dh_ids[30];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_protocol_desc, 64);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_protocol_desc, halen, 2);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_protocol_desc, dhlen, 3);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_protocol_desc, hash_ids, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_protocol_desc, dh_ids, 34);
+
+/* AUTH_Negotiate (host to controller): 8 bytes and NAPD descriptors. */
+struct nvmf_auth_negotiate {
+	uint8_t auth_type; /* 0x00 */
+	uint8_t auth_id;   /* 0x00 */
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+	uint8_t sc_c;      /* secure channel concatenation: 0, none */
+	uint8_t napd;      /* number of protocol descriptors */
+	struct nvmf_auth_protocol_desc desc[1];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_negotiate, 72);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_negotiate, t_id, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_negotiate, sc_c, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_negotiate, napd, 7);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_negotiate, desc, 8);
+
+/* DH-HMAC-CHAP_Challenge (controller to host): 16 bytes, then HL bytes of challenge C1, then
+ * DHVLEN bytes of the controller's DH public value. */
+struct nvmf_auth_challenge {
+	uint8_t auth_type; /* 0x01 */
+	uint8_t auth_id;   /* 0x01 */
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd7;
+	uint8_t hash_id;
+	uint8_t dhg_id;
+	uint16_t dhvlen;
+	uint32_t seqnum;   /* S1 */
+	uint8_t cval[];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_challenge, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, t_id, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, hl, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, hash_id, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, dhg_id, 9);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, dhvlen, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, seqnum, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_challenge, cval, 16);
+
+/* DH-HMAC-CHAP_Reply (host to controller): 16 bytes, then HL bytes of response R1, HL bytes
+ * of challenge C2 (zero unless CVALID), DHVLEN bytes of the host's DH public value. */
+struct nvmf_auth_reply {
+	uint8_t auth_type; /* 0x01 */
+	uint8_t auth_id;   /* 0x02 */
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd7;
+	uint8_t cvalid;    /* C2 valid: the host authenticates the controller too */
+	uint8_t rsvd9;
+	uint16_t dhvlen;
+	uint32_t seqnum;   /* S2 (0 unless CVALID) */
+	uint8_t rval[];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_reply, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_reply, hl, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_reply, cvalid, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_reply, dhvlen, 10);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_reply, seqnum, 12);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_reply, rval, 16);
+
+/* DH-HMAC-CHAP_Success1 (controller to host): 16 bytes, then HL bytes of response R2 when
+ * RVALID. */
+struct nvmf_auth_success1 {
+	uint8_t auth_type; /* 0x01 */
+	uint8_t auth_id;   /* 0x03 */
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd7;
+	uint8_t rvalid;
+	uint8_t rsvd9[7];
+	uint8_t rval[];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_success1, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_success1, hl, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_success1, rvalid, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_success1, rval, 16);
+
+/* DH-HMAC-CHAP_Success2 (host to controller, after it verified R2). */
+struct nvmf_auth_success2 {
+	uint8_t auth_type; /* 0x01 */
+	uint8_t auth_id;   /* 0x04 */
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+	uint8_t rsvd6[10];
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_success2, 16);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_success2, t_id, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_success2, rsvd6, 6);
+
+/* AUTH_Failure1 (controller to host) and AUTH_Failure2 (host to controller). */
+struct nvmf_auth_failure {
+	uint8_t auth_type; /* 0x00 */
+	uint8_t auth_id;   /* 0xf1 / 0xf0 */
+	uint8_t rsvd2[2];
+	uint16_t t_id;
+	uint8_t rc;        /* reason code: 0x01 */
+	uint8_t rce;       /* its explanation */
+};
+NVMF_SPEC_ASSERT_SIZE(struct nvmf_auth_failure, 8);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_failure, t_id, 4);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_failure, rc, 6);
+NVMF_SPEC_ASSERT_OFF(struct nvmf_auth_failure, rce, 7);
+
+/* Authentication Send of len bytes / Receive of at most len bytes; the caller then points
+ * SGL1 at the message buffer (keyed or in-capsule). */
+static inline void nvmf_cmd_auth(struct nvme_sqe *c, int send, uint32_t len)
+{
+	nvme_sqe_init(c, NVME_FABRICS_OPC);
+	c->auth.fctype = send ? NVMF_FCTYPE_AUTH_SEND : NVMF_FCTYPE_AUTH_RECV;
+	c->auth.spsp0 = NVMF_AUTH_SPSP;
+	c->auth.spsp1 = NVMF_AUTH_SPSP;
+	c->auth.secp = NVMF_AUTH_SECP;
+	c->auth.len = htole32(len);
 }
 
 /* ofst is a register offset (NVME_REG_*); CAP is the only 8-byte one used. */

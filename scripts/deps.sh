@@ -27,7 +27,7 @@ TARBALL=${FIO_TARBALL:-}
 CHECK_ONLY=0
 [ "${1:-}" = --check ] && CHECK_ONLY=1
 
-# build: compiler, rdma-core headers, fio itself; dpkg-dev unpacks the fio source package;
+# build: compiler, rdma-core headers, OpenSSL's libcrypto (in-band authentication), fio itself; dpkg-dev unpacks the fio source package;
 # libaio/libnuma/zlib headers let fio's ./configure see the same features the Debian fio was
 # built with (they change struct layouts the engine relies on).
 # testbed: qemu (TCG), busybox for the initramfs, rdma-core userland and rxe provider,
@@ -35,7 +35,7 @@ CHECK_ONLY=0
 # dmsetup for a namespace that stops answering (the stop suite).
 PKGS="gcc make pkg-config libc6-dev dpkg-dev python3 fio
       rdma-core ibverbs-providers libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
-      libaio-dev libnuma-dev zlib1g-dev
+      libaio-dev libnuma-dev zlib1g-dev libssl-dev
       qemu-system-x86 busybox-static kmod cpio iproute2 nvme-cli procps valgrind dmsetup gnuplot-nox"
 
 say() { echo "deps: $*"; }

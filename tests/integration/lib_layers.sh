@@ -10,7 +10,8 @@ ok()  { pass=$((pass + 1)); echo "PASS $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 # module -> layer, lowest first: the error formatter everything uses; wire formats, plain-data modules and sysfs facts; the conventions shim and
-# the CUDA loader; command slots; I/O and the transports' seam; the transports (RDMA, TCP); the lane;
+# the CUDA loader; command slots; I/O, the transports' seam and authentication on a queue; the
+# transports (RDMA, TCP); the lane;
 # the memory backends and discovery (both use the lane).
 declare -A layer=(
 	[nvmf_spec]=0 [nvmf_policy]=0 [nvmf_trid]=0 [nvmf_alive]=0 [nvmf_cpuq]=0
@@ -18,7 +19,7 @@ declare -A layer=(
 	[nvmf_err]=-1
 	[nvmf_host]=1 [nvmf_shim]=1 [nvmf_mpath]=1
 	[nvmf_cuda]=2 [nvmf_queue]=2
-	[nvmf_io]=3 [nvmf_fabric]=3
+	[nvmf_io]=3 [nvmf_fabric]=3 [nvmf_auth]=3
 	[nvmf_rdma]=4 [nvmf_tcp]=4
 	[nvmf_lane]=5
 	[nvmf_mem]=6 [nvmf_mem_lane]=6 [nvmf_discovery]=6

@@ -59,6 +59,11 @@ struct scripted_peer {
 	int            auto_respond;    /* also queue a response: the CID from the SQE bytes */
 	uint16_t       auto_status;     /* raw status word for auto responses */
 	uint64_t       auto_result;
+	/* Called with each capsule's SQE bytes as it is posted, before the auto completions: a
+	 * test plays the target's side of the data there (the keyed SGL names this process's
+	 * memory) and may set auto_status for this capsule's answer. */
+	void         (*on_capsule)(struct scripted_peer *p, const uint8_t sqe[64]);
+	void          *user;
 
 	/* post_recv */
 	unsigned       recv_log[SP_MAX_RECVS];
@@ -206,6 +211,8 @@ static int sp_post_sends(void *ctx, const struct nvmf_send_desc *d, unsigned n)
 			memcpy(s->sqe, &p->q->sqes[d[i].slot], 64);
 		else
 			memset(s->sqe, 0xee, 64);
+		if (p->on_capsule)
+			p->on_capsule(p, s->sqe);
 		if (p->auto_send_ok)
 			sp_send_done(p, d[i].slot, 0);
 		if (p->auto_respond)
