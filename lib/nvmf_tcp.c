@@ -181,19 +181,35 @@ static int nvmf_tcp_killed(struct nvmf_tcp_queue *tq)
 	return nvmf_tcp_fail_msg(tq, -ECONNABORTED, msg);
 }
 
-static int __attribute__((format(printf, 3, 4)))
-nvmf_tcp_fail(struct nvmf_tcp_queue *tq, int err, const char *fmt, ...)
+static void nvmf_tcp_term_send(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t fei);
+
+/* The queue fails with one line (a kill reported first); with fes, the controller hears why
+ * first (H2CTermReq: a PDU the host refuses). */
+static int __attribute__((format(printf, 5, 0)))
+nvmf_tcp_failv(struct nvmf_tcp_queue *tq, int err, uint16_t fes, uint32_t fei, const char *fmt,
+	       va_list ap)
 {
 	char msg[sizeof(tq->q.fatal_msg)];
-	va_list ap;
 	int rc;
 
 	if (!tq->q.fatal && (rc = nvmf_tcp_killed(tq)))
 		return rc;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	if (fes && !tq->q.fatal)
+		nvmf_tcp_term_send(tq, fes, fei);
 	return nvmf_tcp_fail_msg(tq, err, msg);
+}
+
+static int __attribute__((format(printf, 3, 4)))
+nvmf_tcp_fail(struct nvmf_tcp_queue *tq, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = nvmf_tcp_failv(tq, err, 0, 0, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Before the host shuts a connection over a PDU it refuses, it tells the controller why: an
@@ -241,18 +257,13 @@ static void nvmf_tcp_term_send(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t
 static int __attribute__((format(printf, 4, 5)))
 nvmf_tcp_refuse(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t fei, const char *fmt, ...)
 {
-	char msg[sizeof(tq->q.fatal_msg)];
 	va_list ap;
 	int rc;
 
-	if (!tq->q.fatal && (rc = nvmf_tcp_killed(tq)))
-		return rc;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = nvmf_tcp_failv(tq, -EPROTO, fes, fei, fmt, ap);
 	va_end(ap);
-	if (!tq->q.fatal)
-		nvmf_tcp_term_send(tq, fes, fei);
-	return nvmf_tcp_fail_msg(tq, -EPROTO, msg);
+	return rc;
 }
 
 /* 0 while the queue may use its socket; else its error (a kill is reported here, first). */
