@@ -127,6 +127,7 @@ struct nvmf_tcp_queue {
 	uint8_t             *rxbuf;
 	uint8_t             *rx_src;        /* the segment being consumed: rx_src[rx_pos..rx_end) */
 	int                  rx_src_kind;
+	int                  rx_short;      /* the last read took less than it had room for */
 	size_t               rx_pos;
 	size_t               rx_end;
 	struct nvmf_tcp_seg  rx_seg[3];     /* queued behind it */
@@ -909,6 +910,15 @@ static int nvmf_tcp_rx_next_seg(struct nvmf_tcp_queue *tq)
 	return 1;
 }
 
+static size_t nvmf_tcp_iov_len(const struct iovec *iov, unsigned n)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
 /* Read from the socket: into the receive buffer, or, inside a C2HData payload with the buffer
  * drained, straight into the command's buffer, then the data digest, then the receive buffer
  * (whatever follows).  Bytes read, 0 at EOF, or a negative errno. */
@@ -934,6 +944,7 @@ static ssize_t nvmf_tcp_rx_read(struct nvmf_tcp_queue *tq)
 	r = readv(tq->fd, iov, (int)n);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
+	tq->rx_short = (size_t)r < nvmf_tcp_iov_len(iov, n);
 	nvmf_tcp_rx_src_rxbuf(tq, 0);
 	if (n == 1) {
 		tq->rx_end = (size_t)r;
@@ -1019,6 +1030,7 @@ static ssize_t nvmf_tcp_rx_read_spec(struct nvmf_tcp_queue *tq, struct nvmf_tcp_
 	r = readv(tq->fd, iov, (int)n);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
+	tq->rx_short = (size_t)r < nvmf_tcp_iov_len(iov, n);
 	tq->st.rx_spec++;
 	left = (size_t)r;
 	tq->rx_nseg = tq->rx_iseg = 0;
@@ -1056,6 +1068,12 @@ static int nvmf_tcp_rx(struct nvmf_tcp_queue *tq)
 
 			if (nvmf_tcp_rx_next_seg(tq))
 				continue;
+			/* A read of this reap found the socket drained (it took less than it had room
+			 * for): what came since waits for the next reap, rather than one more read
+			 * that would mostly fail with EAGAIN (one system call per I/O, measured by
+			 * make cost).  Event mode's poll() is level-triggered: nothing is lost. */
+			if (reads && tq->rx_short)
+				return 0;
 			if (reads++ == NVMF_TCP_RX_REFILLS)
 				return 0;
 			guess = nvmf_tcp_guess(tq);
