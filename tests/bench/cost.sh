@@ -9,7 +9,10 @@
 #   COST_ENGINE_OPTS: key=value options (blank-separated) added to the engine's jobs
 #   (io_queues=4: what polling several queues costs)
 #   COST_JOBS, COST_INITIATORS, COST_TARGETS: comma lists to run fewer (default all: the job
-#   names in tools/nvmeof/cost.py JOBS; engine,spdk; kernel,spdk)
+#   names in tools/nvmeof/cost.py JOBS; engine,spdk; kernel,spdk).  COST_INITIATORS also takes
+#   the NVMe/TCP ones, by name only (they about double the run): engine-tcp (transport=tcp,
+#   completion=poll), spdk-tcp (the plugin, trtype=TCP), kernel-tcp (libaio on the block device
+#   of nvme connect -t tcp; system calls only), e.g. COST_INITIATORS=engine-tcp,spdk-tcp,kernel-tcp
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
