@@ -108,8 +108,9 @@ ioctl(5</dev/infiniband/uverbs0>, RDMA_VERBS_IOCTL, 0x7ffd) = 0
 +++ exited with 0 +++
 ST
 
-# NVMe/TCP: the engine copies with libc's memmove variant (4 calls, 400 inclusive) and calls
-# readv; SPDK's library calls memcpy (2, 100); fio calls the variant once (30); libc's own
+# NVMe/TCP: the engine copies with libc's memmove variant (4 calls, 400 inclusive), calls
+# readv and polls its transport 3 times; SPDK's library calls memcpy (2, 100) and polls its
+# qpair twice (a recursive entry, named '2); fio calls the variant once (30); libc's own
 # __memcpy_chk calls it once (20: libc's, not counted as a caller).  Self: engine 200, spdk
 # 100, fio 10, libc 5 + 450 + 60 + 100 = 615; 925 in all.
 cat > "$WORK/c.cg" <<'CG'
@@ -129,11 +130,19 @@ cfi=(2)
 cfn=(3) readv
 calls=2 0
 3 60
+fn=(8) fio_nvmeof_getevents
+4 0
+cfn=(9) nvmf_tcp_poll
+calls=3 0
+4 0
 
 ob=(3) /usr/lib/spdk/libspdk_nvme.so.15.0
 fl=(3) nvme_tcp.c
 fn=(4) nvme_tcp_read_data
 1 100
+cfn=(10) nvme_tcp_qpair_process_completions'2
+calls=2 0
+1 0
 cob=(2)
 cfi=(2)
 cfn=(5) memcpy
@@ -283,12 +292,17 @@ SPDKLIB = "/usr/lib/spdk/libspdk_nvme.so.15.0"
 MM = "__memmove_avx_unaligned_erms"
 c = cost.load_callgrind(os.path.join(work, "c.cg"))
 check("tcp total", c["total"], 925)
-check("call pairs", c["call_pairs"], {ENG + "\t" + LIBC + "\t" + MM: [4, 400], ENG + "\t" + LIBC + "\treadv": [2, 60],
-                                       SPDKLIB + "\t" + LIBC + "\tmemcpy": [2, 100], FIO + "\t" + LIBC + "\t" + MM: [1, 30],
-                                       LIBC + "\t" + LIBC + "\t" + MM: [1, 20]})
+check("call pairs", c["call_pairs"], {
+    ENG + "\tnvmf_tcp_rx_consume\t" + LIBC + "\t" + MM: [4, 400], ENG + "\tnvmf_tcp_rx_consume\t" + LIBC + "\treadv": [2, 60],
+    SPDKLIB + "\tnvme_tcp_read_data\t" + LIBC + "\tmemcpy": [2, 100], FIO + "\ttd_io_queue\t" + LIBC + "\t" + MM: [1, 30],
+    LIBC + "\t__memcpy_chk\t" + LIBC + "\t" + MM: [1, 20], ENG + "\tfio_nvmeof_getevents\t" + ENG + "\tnvmf_tcp_poll": [3, 0],
+    SPDKLIB + "\tnvme_tcp_read_data\t" + SPDKLIB + "\tnvme_tcp_qpair_process_completions'2": [2, 0]})
 cs = cost.summarize_callgrind(c)
 check("memcpy by caller", cs["memcpy"], {"calls": {"engine": 4, "spdk": 2, "fio": 1},
-                                         "ir": {"engine": 400, "spdk": 100, "fio": 30}, "self_ir": 555})
+                                         "ir": {"engine": 400, "spdk": 100, "fio": 30}, "self_ir": 555,
+                                         "fns": {"engine": {"nvmf_tcp_rx_consume": [4, 400]},
+                                                 "spdk": {"nvme_tcp_read_data": [2, 100]}}})
+check("tcp polls", (cs["tcp_polls"], cs["polls"]), (5, 0))
 check("libc functions", cs["libc_functions"], {"__memcpy_chk": 5, MM: 450, "readv": 60, "memcpy": 100})
 check("memcpy names", [bool(cost.MEMCPY_RE.match(f)) for f in
                        ("memcpy", "__memcpy_avx_unaligned_erms", "__mempcpy_sse2", "memmove", "wmemcpy", "memcmp",
@@ -326,8 +340,10 @@ check("case order", sorted(["spdk-tcp", "kernel-tcp", "spdk", "engine-tcp", "eng
 
 def cgm(n, ios, total, eng, calls, ir, self_ir):
     x = cg(n, ios, total, eng, 0, {})
-    x["memcpy"] = {"calls": calls, "ir": ir, "self_ir": self_ir}
+    x["memcpy"] = {"calls": calls, "ir": ir, "self_ir": self_ir, "fns": {"engine": {"nvmf_tcp_rx_consume": [calls["engine"], ir["engine"]]},
+                                                                      "spdk": {"spdk_iovcpy": [ios, ios]}}}
     x["libc_functions"] = {"readv": ios * 30}
+    x["tcp_polls"] = ios * 2 + 7
     return x
 et = {"job": "randread-4k-qd1", "initiator": "engine-tcp", "target": "kernel",
       "cg": [cgm(1000, 1000, 5000000, 1000000, {"engine": 1000}, {"engine": 50000}, 60000),
@@ -338,7 +354,9 @@ et = {"job": "randread-4k-qd1", "initiator": "engine-tcp", "target": "kernel",
                              "clock_nanosleep": 10, "poll": 50})]}
 de = cost.derive(et)
 check("tcp derive Ir", (de["total"], de["groups"]["engine"], de["libc_functions"]), (4000.0, 1000.0, {"readv": 30.0}))
-check("tcp derive memcpy", (de["memcpy_calls"], de["memcpy_ir"], de["memcpy_self_ir"]), (1.0, 50.0, 50.0))
+check("tcp derive polls", de["tcp_polls"], 2.0)
+check("tcp derive memcpy", (de["memcpy_calls"], de["memcpy_ir"], de["memcpy_self_ir"], de["memcpy_fns"]),
+      (1.0, 50.0, 50.0, {"nvmf_tcp_rx_consume": (1.0, 50.0)}))
 check("tcp derive syscalls", (de["syscalls"], de["syscall_classes"]),
       (2.51, {"doorbell": 0.0, "send": 1.0, "recv": 1.5, "recv_eagain": 0.5, "aio": 0.0, "other": 0.01, "all": 2.51}))
 kt = {"job": "randread-4k-qd1", "initiator": "kernel-tcp", "target": "kernel",
@@ -367,7 +385,8 @@ for line in ("kernel target (kernel nvmet, NVMe/TCP port 4420): per I/O, engine-
              "| syscalls / IO, job thread | 2.51 / 2.30 |", "|   sends on the socket / IO | 1.00 / 0.00 |",
              "|   receives on the socket / IO | 1.50 / 0.00 |", "|     of which EAGAIN (nothing there) | 0.50 / 0.00 |",
              "|   io_submit + io_getevents / IO | 0.00 / 2.30 |", "|   other syscalls / IO | 0.01 / 0.00 |",
-             "| `readv` | 30 |", "- none measured (no `engine` column)"):
+             "| `readv` | 30 |", "- none measured (no `engine` column)", "| `nvmf_tcp_rx_consume` | 1.00 (50) |",
+             "| transport polls / IO | 2.00 / n/a |"):
     check("report: " + line, line in md, True)
 check("report: no RDMA table", any("RDMA port" in x for x in md), False)
 print("%d failed" % fails)

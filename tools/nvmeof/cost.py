@@ -44,6 +44,10 @@ TARGETS = ("kernel", "spdk")
 # is stripped: callgrind names it by its address, which tests/bench/cost_provider.c finds
 # (ops.poll_cq) in the guest; that name is added to these.
 POLL_FNS = ("rxe_poll_cq", "rxe_start_poll")
+# NVMe/TCP has no CQ: a poll is a call into the initiator's receive path, the engine's TCP
+# transport poll or SPDK's TCP qpair processing (names as callgrind gives them; "'2" marks a
+# recursive entry)
+TCP_POLL_FNS = ("nvmf_tcp_poll", "nvme_tcp_qpair_process_completions")
 GROUPS = ("fio", "engine", "spdk", "rxe", "libibverbs", "librdmacm", "libc", "other")
 GROUP_LABEL = {"fio": "fio", "engine": "engine .so", "spdk": "SPDK libs (nvme, plugin, env, DPDK)",
                "rxe": "rxe provider", "libibverbs": "libibverbs", "librdmacm": "librdmacm",
@@ -98,9 +102,9 @@ def parse_callgrind(lines):
     share ids), any number of position columns, and the "calls=" lines, whose next cost line
     is the call's inclusive cost and is left out of self cost.  The first event (Ir) is used.
     Returns {"events", "total", "summary", "objects": {ob: Ir}, "functions": {"ob\\tfn": Ir},
-    "calls": {"cob\\tcfn": count}, "call_pairs": {"ob\\tcob\\tcfn": [count, inclusive Ir]}}
+    "calls": {"cob\\tcfn": count}, "call_pairs": {"ob\\tfn\\tcob\\tcfn": [count, inclusive Ir]}}
     (a call's object is the caller's unless cob= says otherwise; call_pairs keys by the calling
-    object too); the sum of self costs must equal the file's totals:/summary:."""
+    object and function too); the sum of self costs must equal the file's totals:/summary:."""
     names = {"ob": {}, "fl": {}, "fn": {}}
     kind_of = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl",
                "cfl": "fl", "fn": "fn", "cfn": "fn"}
@@ -165,7 +169,7 @@ def parse_callgrind(lines):
                 raise CallgrindError("line %d: calls= without cfn=" % no)
             key = "%s\t%s" % (cob if cob is not None else ob, cfn)
             calls[key] = calls.get(key, 0) + int(parts[0])
-            after_calls = "%s\t%s" % (ob, key)
+            after_calls = "%s\t%s\t%s" % (ob, fn, key)
             pairs.setdefault(after_calls, [0, 0])[0] += int(parts[0])
             cob = cfn = None            # both name the target of this one call only
             continue
@@ -223,7 +227,8 @@ def summarize_callgrind(cg, engine_name="libfio_nvmeof.so", poll_fns=POLL_FNS):
     """What cost.json keeps of one callgrind file: totals per group and per object, the engine
     object's functions and libc's, the calls into the provider's POLL_FNS (in a librxe object),
     and the calls into libc's copy functions (MEMCPY_RE) by calling group: "memcpy": {"calls":
-    {group: count}, "ir": {group: inclusive Ir of those calls}, "self_ir": their self Ir in all}."""
+    {group: count}, "ir": {group: inclusive Ir of those calls}, "self_ir": their self Ir in all,
+    "fns": {"engine" or "spdk": {calling function: [count, inclusive Ir]}}}."""
     groups = dict.fromkeys(GROUPS, 0)
     for ob, ir in cg["objects"].items():
         groups[group_of(ob, engine_name)] += ir
@@ -238,25 +243,32 @@ def summarize_callgrind(cg, engine_name="libfio_nvmeof.so", poll_fns=POLL_FNS):
             libc_fns[fn] = libc_fns.get(fn, 0) + ir
             if MEMCPY_RE.match(fn):
                 memcpy_self += ir
-    mc_calls, mc_ir = {}, {}
+    mc_calls, mc_ir, mc_fns = {}, {}, {}
     for key, (n, ir) in cg.get("call_pairs", {}).items():
-        caller, cob, cfn = key.split("\t", 2)
+        caller, caller_fn, cob, cfn = key.split("\t", 3)
         if MEMCPY_RE.match(cfn) and group_of(cob, engine_name) == "libc":
             g = group_of(caller, engine_name)
             if g == "libc":
                 continue        # libc's own (a fortified __memcpy_chk into the variant)
             mc_calls[g] = mc_calls.get(g, 0) + n
             mc_ir[g] = mc_ir.get(g, 0) + ir
+            if g in ("engine", "spdk"):
+                f = mc_fns.setdefault(g, {}).setdefault(caller_fn, [0, 0])
+                f[0] += n
+                f[1] += ir
     polls = dict.fromkeys(poll_fns, 0)
+    tcp_polls = 0
     for key, n in cg["calls"].items():
         ob, fn = key.split("\t", 1)
         if fn in polls and group_of(ob, engine_name) == "rxe":
             polls[fn] += n
+        elif fn.split("'", 1)[0] in TCP_POLL_FNS and group_of(ob, engine_name) in ("engine", "spdk"):
+            tcp_polls += n
     return {"total": cg["total"], "groups": groups,
             "objects": {os.path.basename(k or "?"): v for k, v in cg["objects"].items()},
             "engine_functions": engine_fns, "libc_functions": libc_fns, "poll_calls": polls,
-            "polls": sum(polls.values()),
-            "memcpy": {"calls": mc_calls, "ir": mc_ir, "self_ir": memcpy_self}}
+            "polls": sum(polls.values()), "tcp_polls": tcp_polls,
+            "memcpy": {"calls": mc_calls, "ir": mc_ir, "self_ir": memcpy_self, "fns": mc_fns}}
 
 
 def per_io(c1, c2, ios1, ios2):
@@ -670,8 +682,9 @@ def derive(r):
     if s2["ios"] <= s1["ios"]:
         return None   # the job ended before N1 or N2: no difference to take
     d = {"ios": (s1["ios"], s2["ios"]), "total": None, "groups": dict.fromkeys(GROUPS), "polls": None,
+         "tcp_polls": None,
          "engine_functions": {}, "libc_functions": {}, "memcpy_calls": None, "memcpy_ir": None,
-         "memcpy_self_ir": None}
+         "memcpy_self_ir": None, "memcpy_fns": {}}
     if cg_kind:
         c1, c2 = r["cg"]
         if c2["ios"] <= c1["ios"]:
@@ -681,6 +694,7 @@ def derive(r):
         d["total"] = pi(c1["total"], c2["total"])
         d["groups"] = {g: pi(c1["groups"].get(g, 0), c2["groups"].get(g, 0)) for g in GROUPS}
         d["polls"] = pi(c1["polls"], c2["polls"])
+        d["tcp_polls"] = pi(c1["tcp_polls"], c2["tcp_polls"]) if "tcp_polls" in c1 and "tcp_polls" in c2 else None
         for k in ("engine_functions", "libc_functions"):
             f1, f2 = c1.get(k, {}), c2.get(k, {})
             d[k] = {f: pi(f1.get(f, 0), f2.get(f, 0)) for f in set(f1) | set(f2)}
@@ -689,6 +703,9 @@ def derive(r):
             d["memcpy_calls"] = pi(m1["calls"].get(g, 0), m2["calls"].get(g, 0))
             d["memcpy_ir"] = pi(m1["ir"].get(g, 0), m2["ir"].get(g, 0))
             d["memcpy_self_ir"] = pi(m1["self_ir"], m2["self_ir"])
+            f1, f2 = m1.get("fns", {}).get(g, {}), m2.get("fns", {}).get(g, {})
+            d["memcpy_fns"] = {f: (pi(f1.get(f, [0, 0])[0], f2.get(f, [0, 0])[0]),
+                                   pi(f1.get(f, [0, 0])[1], f2.get(f, [0, 0])[1])) for f in set(f1) | set(f2)}
     ps = lambda x1, x2: per_io(x1, x2, s1["ios"], s2["ios"])  # noqa: E731
     j1, j2 = s1["job_syscalls"], s2["job_syscalls"]
     d["syscalls"] = ps(sum(j1.values()), sum(j2.values()))
@@ -739,6 +756,7 @@ TCP_ROWS = (("whole process", lambda d, i: d["total"], 0, True),
              lambda d, i: _sum_groups(d, ("rxe", "libibverbs", "librdmacm", "other")), 0, True),
             ("memcpy calls / IO from engine .so / SPDK libs", lambda d, i: d["memcpy_calls"], 2, True),
             ("  their Ir / IO", lambda d, i: d["memcpy_ir"], 0, True),
+            ("transport polls / IO", lambda d, i: d["tcp_polls"], 2, True),
             ("syscalls / IO, job thread", lambda d, i: d["syscalls"], 2, False),
             ("  sends on the socket / IO", lambda d, i: d["syscall_classes"]["send"], 2, False),
             ("  receives on the socket / IO", lambda d, i: d["syscall_classes"]["recv"], 2, False),
@@ -886,6 +904,35 @@ def libc_functions_table(doc, derived, top=10):
     return out
 
 
+def memcpy_table(doc, derived, top=6):
+    """The copies, NVMe/TCP in user space: the calls into libc's memcpy variants per I/O by the
+    engine's or SPDK's calling function, and their inclusive Ir per I/O ("calls (Ir)")."""
+    out = []
+    jobs = [j[0] for j in doc["jobs"]]
+    for ini in ("engine-tcp", "spdk-tcp"):
+        for target in doc["targets"]:
+            ds = {jn: derived.get((jn, ini, target)) for jn in jobs}
+            if not any(d and d.get("memcpy_fns") for d in ds.values()):
+                continue
+            best = {}
+            for d in ds.values():
+                for f, (n, _) in (d or {}).get("memcpy_fns", {}).items():
+                    best[f] = max(best.get(f, 0), abs(n or 0))
+            order = [f for f in sorted(best, key=lambda f: -best[f]) if best[f] >= 0.005][:top]
+            out.append("memcpy calls per I/O (their Ir per I/O) by calling function, %s, %s target:" % (ini, target))
+            out.append("")
+            out.append("| caller | " + " | ".join(jobs) + " |")
+            out.append("|---|" + "---|" * len(jobs))
+            for f in order:
+                out.append("| `%s` | " % f + " | ".join(
+                    "-" if not ds[jn] else "%s (%s)" % tuple(fmt(v, nd) for v, nd in zip(
+                        ds[jn]["memcpy_fns"].get(f, (0, 0)), (2, 0))) for jn in jobs) + " |")
+            out.append("| (all) | " + " | ".join("-" if not ds[jn] else "%s (%s)" % (
+                fmt(ds[jn]["memcpy_calls"], 2), fmt(ds[jn]["memcpy_ir"])) for jn in jobs) + " |")
+            out.append("")
+    return out
+
+
 def syscall_table(doc, derived):
     out = ["Job-thread system calls per I/O by name (strace -f -ff -y; `write:uverbs` is the RDMA send "
            "doorbell, `NAME:socket` a call on a socket, `:EAGAIN` one that failed with EAGAIN):", ""]
@@ -942,10 +989,10 @@ def cmd_report(a):
            "io_submit)." % (" CQ polls: calls into %s;" % " / ".join(doc["poll_functions"])
                             if len(tcp) < len(doc["initiators"]) else ""), ""]
     if tcp:
-        md += ["NVMe/TCP (%s): sends are sendmsg/sendto/writev/write on the socket, receives "
-               "readv/recvfrom/recvmsg/read on it; `kernel-tcp` is fio's libaio on the block device of "
+        md += ["NVMe/TCP (%s): transport polls are the calls into %s; sends are sendmsg/sendto/writev/write "
+               "on the socket, receives readv/recvfrom/recvmsg/read on it; `kernel-tcp` is fio's libaio on the block device of "
                "`nvme connect -t tcp`%s, callgrind not run on it (its work is in the kernel)." % (
-                   ", ".join(tcp), " (%s)" % ", ".join("%s target: %s" % kv for kv in sorted(
+                   ", ".join(tcp), " / ".join(TCP_POLL_FNS), " (%s)" % ", ".join("%s target: %s" % kv for kv in sorted(
                        (doc.get("kernel_tcp_dev") or {}).items())) if doc.get("kernel_tcp_dev") else ""), ""]
     md += tables(doc, derived, True)
     md += ["Goals (the RDMA engine's):", ""]
@@ -953,6 +1000,7 @@ def cmd_report(a):
     md += [""]
     md += engine_functions_table(doc, derived)
     md += libc_functions_table(doc, derived)
+    md += memcpy_table(doc, derived)
     md += syscall_table(doc, derived)
     if doc.get("failed"):
         md += ["Failed: " + "; ".join(doc["failed"]), ""]
