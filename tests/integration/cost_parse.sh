@@ -375,6 +375,23 @@ with open(os.path.join(rep, "cost.json"), "w") as f:
     json.dump({"n1": 1000, "n2": 6000, "kernel": "6.1", "jobs": [list(job)], "initiators": ["engine-tcp", "kernel-tcp"],
                "targets": ["kernel"], "ports": {"kernel": {"rdma": "4420", "tcp": "4420"}}, "poll_functions": [],
                "kernel_tcp_dev": {"kernel": "/dev/nvme0n1"}, "results": [et, kt], "failed": []}, f)
+# beside RDMA's engine (the derive case above): both tables, the goals
+mixed = os.path.join(work, "mixed")
+os.makedirs(mixed)
+with open(os.path.join(mixed, "cost.json"), "w") as f:
+    json.dump({"n1": 1000, "n2": 6000, "kernel": "6.1", "jobs": [list(job), ["randread-4k-qd32", "randread", "4k", 32]],
+               "initiators": ["engine", "engine-tcp", "kernel-tcp"], "targets": ["kernel"], "poll_functions": ["rxe_poll_cq"],
+               "results": [et, kt, r], "failed": []}, f)
+rm = subprocess.run([sys.executable, os.path.join(tools, "nvmeof-cost"), "report", "--out", mixed],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+mm = open(os.path.join(mixed, "cost.md")).read().splitlines() if rm.returncode == 0 else []
+check("mixed report rc", (rm.returncode, rm.stderr), (0, ""))
+for line in ("kernel target (kernel nvmet, RDMA port 4420): per I/O, engine",
+             "|   doorbells (uverbs write) / IO | - | 0.50 |", "| CQ polls / IO | - | 1.00 |",
+             "kernel target (kernel nvmet, NVMe/TCP port 4420): per I/O, engine-tcp / kernel-tcp",
+             "| whole process | 4,000 / n/a | - / n/a |", "|   sends on the socket / IO | 1.00 / 0.00 | - / - |",
+             "- MISSED: randread-4k-qd32, kernel target: engine .so 1,000 Ir/IO <= 600"):
+    check("mixed report: " + line, line in mm, True)
 r = subprocess.run([sys.executable, os.path.join(tools, "nvmeof-cost"), "report", "--out", rep],
                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
 md = open(os.path.join(rep, "cost.md")).read().splitlines() if r.returncode == 0 else []
