@@ -290,6 +290,7 @@ microbench: $(MICROBENCH)
 # CQ polls, job-thread system calls and doorbells under strace), this engine beside SPDK's fio
 # plugin, against the kernel target and SPDK's, in one testbed boot (tests/bench/cost.sh; the
 # SPDK columns only where `make spdk` already built it).  ~25 minutes; not part of `make check`.
+# The NVMe/TCP initiators by name only: COST_INITIATORS=engine-tcp,spdk-tcp,kernel-tcp.
 COST_PROBE := $(BUILD)/bench/cost_provider
 $(COST_PROBE): tests/bench/cost_provider.c
 	@mkdir -p $(@D)

@@ -6,10 +6,16 @@
 #   COST_OUT (build/cost)   COST_N1 / COST_N2 (1000 / 6000): I/Os of the two runs per case
 #   (nvmeof-cost run defaults to 2000 / 12000; under valgrind in the emulator a QD1 I/O takes
 #   about 5 ms and fio starts in about a minute, so these keep make cost near 20 minutes)
+#   COST_RUN_TIMEOUT (600): seconds one fio process may run (strace's runs of the TCP
+#   initiators, which poll the socket with a system call, take longest: about 10 minutes for
+#   nine jobs of 2000 I/Os on a loaded host); COST_BOOT_TIMEOUT (3000): the whole testbed boot
 #   COST_ENGINE_OPTS: key=value options (blank-separated) added to the engine's jobs
 #   (io_queues=4: what polling several queues costs)
 #   COST_JOBS, COST_INITIATORS, COST_TARGETS: comma lists to run fewer (default all: the job
-#   names in tools/nvmeof/cost.py JOBS; engine,spdk; kernel,spdk)
+#   names in tools/nvmeof/cost.py JOBS; engine,spdk; kernel,spdk).  COST_INITIATORS also takes
+#   the NVMe/TCP ones, by name only (they about double the run): engine-tcp (transport=tcp,
+#   completion=poll), spdk-tcp (the plugin, trtype=TCP), kernel-tcp (libaio on the block device
+#   of nvme connect -t tcp; system calls only), e.g. COST_INITIATORS=engine-tcp,spdk-tcp,kernel-tcp
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$REPO"
@@ -20,7 +26,8 @@ ENGINE=build/libfio_nvmeof.so
 PROBE=build/bench/cost_provider
 t0=$(date +%s)
 
-for v in N1 N2; do
+RUN_TIMEOUT=${COST_RUN_TIMEOUT:-600}
+for v in N1 N2 RUN_TIMEOUT; do
 	case ${!v} in ''|*[!0-9]*) echo "cost: COST_$v=${!v} is not a whole number" >&2; exit 2 ;; esac
 done
 [ "$N1" -ge 1 ] && [ "$N2" -gt "$N1" ] || { echo "cost: need 1 <= COST_N1 < COST_N2 (got $N1, $N2)" >&2; exit 2; }
@@ -51,9 +58,9 @@ tests/testbed/testbed.sh "${SPDK_ARGS[@]}" --mem 3072 --out "$OUT" \
 	--boot-timeout "${COST_BOOT_TIMEOUT:-3000}" -- \
 	/bin/sh -c 'exec tools/nvmeof-cost run --out "$TESTBED_OUT" --engine "$1" --provider-probe "$2" \
 		--n1 "$3" --n2 "$4" ${5:+--jobs "$5"} ${6:+--initiators "$6"} ${7:+--targets "$7"} \
-		${8:+--engine-opts "$8"}' \
+		${8:+--engine-opts "$8"} --run-timeout "$9"' \
 	cost "$ENGINE" "$PROBE" "$N1" "$N2" "${COST_JOBS:-}" "${COST_INITIATORS:-}" "${COST_TARGETS:-}" \
-	"${COST_ENGINE_OPTS:-}" || rc=$?
+	"${COST_ENGINE_OPTS:-}" "$RUN_TIMEOUT" || rc=$?
 if [ ! -f "$OUT/cost.json" ]; then
 	echo "cost: the guest wrote no $OUT/cost.json (testbed exit $rc)" >&2
 	exit 1
