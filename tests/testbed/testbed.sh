@@ -20,6 +20,9 @@
 #   --keep                 keep the run directory even on success          [TESTBED_KEEP=1]
 #   --hugepages MiB        2 MiB hugepages in the guest, hugetlbfs at /dev/hugepages (SPDK's
 #                          fio plugin needs them; --spdk sets up its own)  [TESTBED_HUGEPAGES]
+#   --kernel-suite SUITE   boot the current kernel of Debian SUITE (e.g. trixie) instead of the
+#                          host's own suite's: its package list is fetched into the cache from
+#                          the mirror the host's apt uses                  [TESTBED_KERNEL_SUITE]
 #   --spdk                 also SPDK's nvmf_tgt (make spdk) on port 4421, beside the kernel
 #                          target; exports SPDK_BUILD, SPDK_PORT, SPDK_NQN  [TESTBED_SPDK=1]
 #   (a guest kernel that panics before it is up is booted again, up to 3 boots [TESTBED_BOOT_TRIES])
@@ -45,6 +48,7 @@ SMP=${TESTBED_SMP:-2}
 OUT=${TESTBED_OUT_DIR:-}
 KEEP=${TESTBED_KEEP:-0}
 SPDK=${TESTBED_SPDK:-0}
+KSUITE=${TESTBED_KERNEL_SUITE:-}
 HUGE_MB=${TESTBED_HUGEPAGES:-0}
 BOOT_TRIES=${TESTBED_BOOT_TRIES:-3}
 RUNS=${TESTBED_RUNS:-$REPO/build/testbed}               # parent of the per-run directories
@@ -61,7 +65,7 @@ while [ $# -gt 0 ]; do
 	opt=$1 val='' has_val=0
 	case $opt in --*=*) val=${opt#*=}; opt=${opt%%=*}; has_val=1;; esac
 	case $opt in
-	--backing|--inline-data-size|--ns-mb|--boot-timeout|--cmd-timeout|--mem|--smp|--out|--hugepages)
+	--backing|--inline-data-size|--ns-mb|--boot-timeout|--cmd-timeout|--mem|--smp|--out|--hugepages|--kernel-suite)
 		if [ $has_val = 0 ]; then
 			[ $# -ge 2 ] || usage_error "$opt needs a value"
 			val=$2; shift
@@ -81,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=1;;
 	--spdk) SPDK=1;;
 	--hugepages) HUGE_MB=$val;;
+	--kernel-suite) KSUITE=$val;;
 	-h|--help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$SELF"; exit 0;;
 	--) shift; break;;
 	-*) usage_error "unknown option $1";;
@@ -94,6 +99,7 @@ case $BACKING in null|file) ;; *) usage_error "--backing must be null or file, n
 case $CONNECT in 0|1) ;; *) usage_error "TESTBED_CONNECT must be 0 or 1";; esac
 case $KEEP in 0|1) ;; *) usage_error "TESTBED_KEEP must be 0 or 1";; esac
 case $SPDK in 0|1) ;; *) usage_error "TESTBED_SPDK must be 0 or 1";; esac
+case $KSUITE in *[!a-z0-9-]*) usage_error "--kernel-suite must be a Debian suite name (e.g. trixie), not '$KSUITE'";; esac
 is_uint "$HUGE_MB" || usage_error "--hugepages must be a number of MiB, not '$HUGE_MB'"
 [ "$INLINE" = default ] && INLINE=
 [ -z "$INLINE" ] || is_uint "$INLINE" || usage_error "--inline-data-size must be a number >= 0"
@@ -175,13 +181,44 @@ mkdir -p "$CACHE" || { say "cannot create the cache directory $CACHE"; exit $EX_
 exec 9> "$CACHE/.lock"
 flock -w 1800 9 || { say "timed out waiting for the cache lock $CACHE/.lock"; exit $EX_PREREQ; }
 
-newest_cached() { ls -d "$CACHE"/kernel-*/.done 2>/dev/null | sed 's#/\.done$##; s#.*/kernel-##' | sort -V | tail -1; }
+# newest_cached: the newest kernel in the cache (of --kernel-suite's suite when one is given)
+newest_cached() {
+	local d
+	for d in "$CACHE"/kernel-*/.done; do
+		[ -f "$d" ] || continue
+		d=${d%/.done}
+		[ -z "$KSUITE" ] || [ "$(cat "$d/suite" 2>/dev/null)" = "$KSUITE" ] || continue
+		echo "${d##*/kernel-}"
+	done | sort -V | tail -1
+}
+# APT_SUITE: apt options that read another suite's package list, kept in the cache (a private
+# sources list and lists directory: the host's apt configuration is not touched)
+APT_SUITE=()
+if [ -n "$KSUITE" ]; then
+	adir=$CACHE/apt-$KSUITE
+	mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |
+		awk '$2 !~ /-(security|updates|backports)$/ {print $1; exit}')
+	[ -n "$mirror" ] || { say "--kernel-suite $KSUITE: the host's apt names no Debian mirror (run apt-get update)"; exit $EX_PREREQ; }
+	mkdir -p "$adir/lists/partial" "$adir/cache/archives/partial"
+	echo "deb ${mirror%/} $KSUITE main" > "$adir/sources.list"
+	APT_SUITE=(-o "Dir::Etc::sourcelist=$adir/sources.list" -o Dir::Etc::sourceparts=- \
+		-o "Dir::State::Lists=$adir/lists" -o "Dir::Cache=$adir/cache" -o APT::Sandbox::User=root)
+	# a day-old list still names a kernel the mirror serves; refresh it after that
+	if [ -z "$(find "$adir/lists" -maxdepth 1 -name '*_Packages' -mmin -1440 2>/dev/null)" ]; then
+		say "fetching Debian $KSUITE's package list (for its kernel; kept in $adir)"
+		bg timeout -k 10 300 apt-get -q "${APT_SUITE[@]}" update > "$adir/update.log" 2>&1 ||
+			say "apt-get update for $KSUITE failed: $(grep -E '^(E|W):' "$adir/update.log" | head -1)"
+	fi
+fi
 if [ -n "${TESTBED_KERNEL:-}" ]; then
 	KV=$TESTBED_KERNEL                                  # e.g. 6.1.0-57-amd64
 else
 	# linux-image-amd64 depends on the current linux-image-<abi>-amd64 (local apt metadata only)
-	KV=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	KV=$(apt-cache "${APT_SUITE[@]}" depends linux-image-amd64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/{sub("linux-image-", "", $2); print $2; exit}')
+	if [ -z "$KV" ] && [ -n "$KSUITE" ]; then
+		say "--kernel-suite $KSUITE: no linux-image-amd64 in its package list (see $adir/update.log)"; exit $EX_PREREQ
+	fi
 	if [ -z "$KV" ]; then
 		KV=$(newest_cached)
 		[ -n "$KV" ] || { say "cannot tell which kernel to use: apt-cache knows no linux-image-amd64 (run apt-get update)"; exit $EX_PREREQ; }
@@ -191,7 +228,7 @@ KDIR=$CACHE/kernel-$KV
 if [ ! -f "$KDIR/.done" ]; then
 	say "downloading the guest kernel linux-image-$KV (once; cached in $KDIR)"
 	tmp=$(mktemp -d "$CACHE/.kernel.XXXXXX")
-	cd "$tmp" && bg timeout -k 10 900 apt-get download -q "linux-image-$KV" > "$tmp/download.log" 2>&1
+	cd "$tmp" && bg timeout -k 10 900 apt-get "${APT_SUITE[@]}" download -q "linux-image-$KV" > "$tmp/download.log" 2>&1
 	dlrc=$?
 	cd "$ORIG_PWD" || exit $EX_PREREQ
 	if [ $dlrc != 0 ]; then
@@ -211,6 +248,7 @@ if [ ! -f "$KDIR/.done" ]; then
 			  ln -s usr/lib "$tmp/root/lib"; } &&
 			depmod -b "$tmp/root" "$KV" && [ -f "$tmp/root/boot/vmlinuz-$KV" ] ||
 			{ say "unpacking linux-image-$KV failed"; rm -rf "$tmp"; exit $EX_PREREQ; }
+		[ -z "$KSUITE" ] || echo "$KSUITE" > "$tmp/suite"
 		rm -rf "$KDIR"; mv "$tmp" "$KDIR"; touch "$KDIR/.done"; tmp=''
 	fi
 fi
