@@ -206,6 +206,8 @@ static void nvmeof_tcp_report(struct thread_data *td, const struct nvmeof_data *
 		sum.rx_copied += st.rx_copied;
 		sum.rx_direct += st.rx_direct;
 		sum.rx_spec_miss += st.rx_spec_miss;
+		sum.tx_copied += st.tx_copied;
+		sum.tx_spliced += st.tx_spliced;
 		any = 1;
 	}
 	if (!any || !ld->nr_done)
@@ -213,12 +215,14 @@ static void nvmeof_tcp_report(struct thread_data *td, const struct nvmeof_data *
 	rx = (double)(sum.rx_copied + sum.rx_direct);
 	nvmeof_info("nvmeof: %s: NVMe/TCP: %.2f receive calls, %.2f send calls per I/O; %.2f KiB "
 		    "per I/O copied from the receive buffer, %.2f KiB read straight in (%.0f%% of "
-		    "received data copied), %.2f KiB per I/O moved back after a wrong guess; %llu "
+		    "received data copied), %.2f KiB per I/O moved back after a wrong guess; %.2f "
+		    "KiB per I/O sent by reference (spliced), %.2f KiB copied into the socket; %llu "
 		    "I/Os\n", td->o.name, (double)sum.rx_calls / n,
 		    (double)sum.tx_calls / n, (double)sum.rx_copied / 1024.0 / n,
 		    (double)sum.rx_direct / 1024.0 / n,
 		    rx > 0 ? 100.0 * (double)sum.rx_copied / rx : 0.0,
-		    (double)sum.rx_spec_miss / 1024.0 / n, (unsigned long long)ld->nr_done);
+		    (double)sum.rx_spec_miss / 1024.0 / n, (double)sum.tx_spliced / 1024.0 / n,
+		    (double)sum.tx_copied / 1024.0 / n, (unsigned long long)ld->nr_done);
 }
 
 static void nvmeof_data_free(struct thread_data *td)

@@ -42,7 +42,9 @@ struct nvmf_fabric_params {
  * (NVMe/TCP, from the end of its ICReq/ICResp exchange on). */
 struct nvmf_xport_stats {
 	uint64_t rx_calls;    /* receive system calls (readv), the ones that found nothing too */
-	uint64_t tx_calls;    /* send system calls (sendmsg) */
+	uint64_t tx_calls;    /* send system calls (sendmsg; vmsplice and splice) */
+	uint64_t tx_copied;   /* data bytes (in-capsule, H2CData) copied into the socket by sendmsg */
+	uint64_t tx_spliced;  /* data bytes sent by reference (spliced from the buffer's pages) */
 	uint64_t rx_copied;   /* C2HData bytes copied into the commands' buffers: out of the
 			       * receive buffer (they arrived in a read that took their header
 			       * and no guess placed them), or moved after a wrong guess */

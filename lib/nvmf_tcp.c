@@ -40,6 +40,11 @@
 #define NVMF_TCP_ADMIN_INCAPSULE 8192
 #define NVMF_TCP_ARM_FLUSH_MS    100
 #define NVMF_TCP_WAIT_MAX        256
+/* H2CData payloads from this size go to the socket by reference (vmsplice into a pipe, splice
+ * to the socket: the kernel initiator's way, no copy into socket buffers); smaller ones are
+ * copied by sendmsg, which costs less than the two more system calls and the page pinning. */
+#define NVMF_TCP_SPLICE_MIN      32768
+#define NVMF_TCP_SPLICE_PIPE     (256 * 1024)   /* asked for; the pipe's default is 64 KiB */
 
 enum { NVMF_TCP_DIR_NONE = 0, NVMF_TCP_DIR_H2C = 1, NVMF_TCP_DIR_C2H = 2, NVMF_TCP_DIR_BIDI = 3 };
 enum { NVMF_TCP_RX_HDR, NVMF_TCP_RX_DATA, NVMF_TCP_RX_DDGST };
@@ -109,6 +114,13 @@ struct nvmf_tcp_queue {
 	unsigned             h2c_head;
 	unsigned             h2c_count;
 	struct iovec         iov[NVMF_TCP_IOV_MAX];
+	uint8_t              iov_data[NVMF_TCP_IOV_MAX]; /* the iov is a PDU's data */
+	/* Sending by reference: zc_pipe holds data[tx_off - hdr_len ..][0..zc_inpipe) of the head
+	 * PDU, taken from the buffer but not yet on the socket (tx_off counts socket bytes only). */
+	int                  zc_pipe[2];    /* -1: not made yet, or splicing is off */
+	int                  zc_off;        /* the pipe could not be made or filled: copy */
+	size_t               zc_cap;
+	size_t               zc_inpipe;
 	/* receiving */
 	int                  rx_state;
 	int                  rx_ch_done;    /* the common header was read and checked */
@@ -362,17 +374,103 @@ static int nvmf_tcp_tx_advance(struct nvmf_tcp_queue *tq, size_t n)
 	return 0;
 }
 
-/* Write what the ring holds until the socket takes no more. */
+static void nvmf_tcp_zc_close(struct nvmf_tcp_queue *tq)
+{
+	for (int k = 0; k < 2; k++) {
+		if (tq->zc_pipe[k] >= 0)
+			close(tq->zc_pipe[k]);
+		tq->zc_pipe[k] = -1;
+	}
+	tq->zc_inpipe = 0;
+}
+
+/* Whether PDU t's data goes by reference: large enough, and a pipe is (or can be) had. The
+ * pipe is made at the first such PDU, so a queue that never sends one never has it. */
+static int nvmf_tcp_zc_wants(struct nvmf_tcp_queue *tq, const struct nvmf_tcp_tx *t)
+{
+	int sz;
+
+	if (t->data_len < NVMF_TCP_SPLICE_MIN || tq->zc_off)
+		return 0;
+	if (tq->zc_pipe[0] >= 0)
+		return 1;
+	if (pipe2(tq->zc_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		tq->zc_pipe[0] = tq->zc_pipe[1] = -1;
+		tq->zc_off = 1;
+		return 0;
+	}
+	(void)fcntl(tq->zc_pipe[1], F_SETPIPE_SZ, NVMF_TCP_SPLICE_PIPE);   /* a smaller one works */
+	sz = fcntl(tq->zc_pipe[1], F_GETPIPE_SZ);
+	tq->zc_cap = sz > 0 ? (size_t)sz : 65536;
+	return 1;
+}
+
+/* The head PDU's data from tx_off on, by reference: fill the pipe from the buffer (vmsplice)
+ * when it is empty, then empty it into the socket (splice). 1: the socket is full; 0: progress;
+ * else the queue's error. A pipe that cannot be filled turns splicing off (nothing was taken:
+ * the bytes go by sendmsg instead); a failed splice into the socket fails the queue as a failed
+ * sendmsg would. */
+static int nvmf_tcp_tx_splice(struct nvmf_tcp_queue *tq, const struct nvmf_tcp_tx *t, int more)
+{
+	size_t doff = tq->tx_off - t->hdr_len;
+	ssize_t w;
+	int rc;
+
+	if (!tq->zc_inpipe) {
+		struct iovec v = { (void *)(uintptr_t)(t->data + doff), t->data_len - doff };
+
+		if (v.iov_len > tq->zc_cap)
+			v.iov_len = tq->zc_cap;
+		tq->st.tx_calls++;
+		w = vmsplice(tq->zc_pipe[1], &v, 1, SPLICE_F_NONBLOCK);
+		if (w <= 0) {
+			if (w < 0 && errno == EINTR)
+				return 0;
+			nvmf_tcp_zc_close(tq);
+			tq->zc_off = 1;
+			return 0;
+		}
+		tq->zc_inpipe = (size_t)w;
+	}
+	tq->st.tx_calls++;
+	w = splice(tq->zc_pipe[0], NULL, tq->fd, NULL, tq->zc_inpipe,
+		   SPLICE_F_NONBLOCK | SPLICE_F_MOVE |
+		   (more || doff + tq->zc_inpipe < t->data_len ? SPLICE_F_MORE : 0));
+	if (w < 0) {
+		if (errno == EINTR)
+			return 0;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 1;
+		return nvmf_tcp_fail(tq, -errno, "queue %u: sending to %s failed: %s", tq->q.qid,
+				     tq->addr, strerror(errno));
+	}
+	tq->zc_inpipe -= (size_t)w;
+	tq->st.tx_spliced += (uint64_t)w;
+	if ((rc = nvmf_tcp_tx_advance(tq, (size_t)w)))
+		return rc;
+	return tq->zc_inpipe ? 1 : 0;   /* the socket took less than the pipe held: full */
+}
+
+/* Write what the ring holds until the socket takes no more: one sendmsg for the PDUs in a row
+ * that are copied, a splice for data that goes by reference. */
 static int nvmf_tcp_tx_flush(struct nvmf_tcp_queue *tq)
 {
 	while (tq->tx_count) {
-		size_t skip = tq->tx_off, want = 0;
+		const struct nvmf_tcp_tx *h = &tq->tx[tq->tx_head];
+		size_t skip = tq->tx_off, want = 0, data_sent = 0, left;
 		unsigned niov = 0;
+		int more = 0;
 		struct msghdr m;
 		ssize_t w;
 		int rc;
 
-		for (unsigned k = 0; k < tq->tx_count && niov + 3 <= NVMF_TCP_IOV_MAX; k++) {
+		if (tq->tx_off >= h->hdr_len && tq->tx_off < (size_t)h->hdr_len + h->data_len &&
+		    (tq->zc_inpipe || nvmf_tcp_zc_wants(tq, h))) {
+			if ((rc = nvmf_tcp_tx_splice(tq, h, h->ddgst_len || tq->tx_count > 1)))
+				return rc < 0 ? rc : 0;
+			continue;
+		}
+		for (unsigned k = 0; k < tq->tx_count && niov + 3 <= NVMF_TCP_IOV_MAX && !more; k++) {
 			const struct nvmf_tcp_tx *t = &tq->tx[(tq->tx_head + k) % tq->tx_cap];
 			const uint8_t *base[3] = { t->hdr, t->data, t->ddgst };
 			size_t len[3] = { t->hdr_len, t->data_len, t->ddgst_len };
@@ -382,8 +480,14 @@ static int nvmf_tcp_tx_flush(struct nvmf_tcp_queue *tq)
 					skip -= len[s];
 					continue;
 				}
+				/* data by reference: this sendmsg ends before it (MSG_MORE) */
+				if (s == 1 && nvmf_tcp_zc_wants(tq, t)) {
+					more = 1;
+					break;
+				}
 				tq->iov[niov].iov_base = (void *)(uintptr_t)(base[s] + skip);
 				tq->iov[niov].iov_len = len[s] - skip;
+				tq->iov_data[niov] = s == 1;
 				want += len[s] - skip;
 				skip = 0;
 				niov++;
@@ -393,7 +497,7 @@ static int nvmf_tcp_tx_flush(struct nvmf_tcp_queue *tq)
 		m.msg_iov = tq->iov;
 		m.msg_iovlen = niov;
 		tq->st.tx_calls++;
-		w = sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+		w = sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -402,6 +506,15 @@ static int nvmf_tcp_tx_flush(struct nvmf_tcp_queue *tq)
 			return nvmf_tcp_fail(tq, -errno, "queue %u: sending to %s failed: %s", tq->q.qid,
 					     tq->addr, strerror(errno));
 		}
+		left = (size_t)w;
+		for (unsigned k = 0; k < niov && left; k++) {
+			size_t n = tq->iov[k].iov_len < left ? tq->iov[k].iov_len : left;
+
+			if (tq->iov_data[k])
+				data_sent += n;
+			left -= n;
+		}
+		tq->st.tx_copied += data_sent;
 		if ((rc = nvmf_tcp_tx_advance(tq, (size_t)w)))
 			return rc;
 		if ((size_t)w < want)
@@ -1257,6 +1370,7 @@ int nvmf_tcp_queue_create_fd(struct nvmf_queue **out, int fd, const struct nvmf_
 		return nvmf_errf(err, errlen, -ENOMEM, "out of memory");
 	}
 	tq->fd = fd;
+	tq->zc_pipe[0] = tq->zc_pipe[1] = -1;
 	tq->use_events = p->use_events;
 	if (p->dst)
 		nvmf_sockaddr_str(p->dst, tq->addr, sizeof(tq->addr));
@@ -1372,6 +1486,7 @@ static void nvmf_tcp_destroy(struct nvmf_queue *q, unsigned disconnect_wait_ms)
 		return;
 	if (tq->fd >= 0)
 		close(tq->fd);
+	nvmf_tcp_zc_close(tq);
 	nvmf_queue_fini(&tq->q);
 	free(tq->cmds);
 	free(tq->rbufs);
@@ -1569,6 +1684,8 @@ static void nvmf_tcp_stats(struct nvmf_queue *q, struct nvmf_xport_stats *st)
 	st->rx_direct += tq->st.rx_direct;
 	st->rx_spec += tq->st.rx_spec;
 	st->rx_spec_miss += tq->st.rx_spec_miss;
+	st->tx_copied += tq->st.tx_copied;
+	st->tx_spliced += tq->st.tx_spliced;
 }
 
 const struct nvmf_fabric nvmf_fabric_tcp = {

@@ -176,6 +176,17 @@ fn=(5)
 totals: 925
 CG
 
+# a 128 KiB write by R2T sent by reference: the capsule, the H2CData header, the payload
+# vmspliced into the queue's pipe and spliced from it into the socket; a splice between two
+# files and a vmsplice to a non-pipe are not sends
+cat > "$WORK/st.205" <<'ST'
+sendmsg(7<socket:[5151]>, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="\x04", iov_len=72}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, MSG_DONTWAIT|MSG_NOSIGNAL) = 72
+sendmsg(7<socket:[5151]>, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="\x06", iov_len=24}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, MSG_DONTWAIT|MSG_NOSIGNAL|MSG_MORE) = 24
+vmsplice(12<pipe:[7777]>, [{iov_base="\x01", iov_len=131072}], 1, SPLICE_F_NONBLOCK) = 131072
+splice(11<pipe:[7777]>, NULL, 7<socket:[5151]>, NULL, 131072, SPLICE_F_MOVE|SPLICE_F_NONBLOCK) = 131072
+splice(3</tmp/a>, NULL, 4</tmp/b>, NULL, 4096, 0) = 4096
+vmsplice(3</tmp/a>, [{iov_base="\x01", iov_len=4096}], 1, 0) = -1 EBADF (Bad file descriptor)
+ST
 # strace -ff files of one fio running an RDMA job, an engine-tcp job, a libaio job: the main
 # thread (200), SPDK's admin thread (201: a keep-alive sent), the job threads 202, 203, 204
 printf 'clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=10000000}, NULL) = 0\n' > "$WORK/st.200"
@@ -315,6 +326,11 @@ check("tcp classes", cost.classify(sts[203]), {"doorbell": 0, "send": 3, "recv":
                                               "other": 3, "all": 11})
 check("aio classes", cost.classify(sts[204]), {"doorbell": 0, "send": 0, "recv": 0, "recv_eagain": 0, "aio": 2,
                                               "other": 0, "all": 2})
+st205 = cost.strace_thread(os.path.join(work, "st.205"))
+check("splice strace counts", st205, {"sendmsg:socket": 2, "vmsplice:pipe": 1, "splice:socket": 1, "splice": 1,
+                                      "vmsplice": 1})
+check("splice classes", cost.classify(st205), {"doorbell": 0, "send": 4, "recv": 0, "recv_eagain": 0, "aio": 0,
+                                              "other": 2, "all": 6})
 check("class names", [cost.syscall_class(n) for n in ("write:uverbs", "write:socket", "write", "read:socket:EAGAIN",
                                                       "io_getevents", "ioctl:uverbs", "poll")],
       ["doorbell", "send", "other", "recv", "aio", "other", "other"])

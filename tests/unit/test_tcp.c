@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -626,6 +627,15 @@ static void write_r2t_case(int hd, int dd, uint8_t cpda)
 	tgt_write(c.tfd, pdu, pdu_rsp(pdu, hd, cid, 0));
 	CHECK_EQ(reap_until(c.q, r), 0);
 	CHECK_EQ(le16toh(r->cqe.status), 0);
+	{
+		/* H2CData pieces under 32 KiB are copied by sendmsg, none spliced */
+		struct nvmf_xport_stats st;
+
+		memset(&st, 0, sizeof(st));
+		nvmf_fabric_tcp.stats(c.q, &st);
+		CHECK_EQ(st.tx_copied, sizeof(src));
+		CHECK_EQ(st.tx_spliced, 0);
+	}
 	nvmf_queue_put(c.q, r);
 	conn_close(&c);
 }
@@ -1147,6 +1157,16 @@ static void test_short_sends(void)
 	reap_n(c.q, 2);
 	for (int i = 0; i < N; i++)
 		CHECK(r[i]->done & NVMF_REQ_SEND_DONE);
+	{
+		/* 32 KiB of in-capsule data each: by reference (spliced), through the small socket
+		 * buffer in pieces, the digest after it; nothing copied */
+		struct nvmf_xport_stats st;
+
+		memset(&st, 0, sizeof(st));
+		nvmf_fabric_tcp.stats(c.q, &st);
+		CHECK_EQ(st.tx_spliced, (uint64_t)N * LEN);
+		CHECK_EQ(st.tx_copied, 0);
+	}
 	for (int i = 0; i < N; i++)
 		tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r[i]->cid, 0));
 	for (int i = 0; i < N; i++) {
@@ -1171,9 +1191,55 @@ static void test_short_sends(void)
 			expect_h2c(&c, w->cid, 0x55, off, 32768, off + 32768 == sizeof(src), src, 4);
 		tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, w->cid, 0));
 		CHECK_EQ(reap_until(c.q, w), 0);
+		{
+			struct nvmf_xport_stats st;
+
+			memset(&st, 0, sizeof(st));
+			nvmf_fabric_tcp.stats(c.q, &st);
+			CHECK_EQ(st.tx_spliced, sizeof(src));
+			CHECK_EQ(st.tx_copied, 0);
+		}
 		nvmf_queue_put(c.q, w);
 		conn_close(&c);
 	}
+}
+
+/* No pipe to be had (the process is out of file descriptors): a large H2CData is copied by
+ * sendmsg instead, the same bytes on the wire. */
+static void test_splice_fallback(void)
+{
+	struct conn_opts o = { .maxh2c = 65536 };
+	static uint8_t src[65536];
+	struct nvmf_xport_stats st;
+	struct rlimit old, lim;
+	uint8_t h[80], pdu[64];
+	struct nvmf_req *w;
+	struct conn c;
+	int probe;
+
+	if (conn_open(&c, &o))
+		return;
+	pattern(src, sizeof(src), 7);
+	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	probe = dup(0);             /* the lowest free descriptor: the limit ends just past it */
+	CHECK(probe >= 0);
+	close(probe);
+	lim = old;
+	lim.rlim_cur = (rlim_t)probe + 1;   /* room for one more descriptor, not for a pipe's two */
+	CHECK(setrlimit(RLIMIT_NOFILE, &lim) == 0);
+	w = submit_rw(c.q, NVME_CMD_WRITE, src, sizeof(src), 0);
+	CHECK(read_capsule(&c, h) == 0);
+	tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, w->cid, 0x77, 0, sizeof(src)));
+	expect_h2c(&c, w->cid, 0x77, 0, sizeof(src), 1, src, 4);
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, w->cid, 0));
+	CHECK_EQ(reap_until(c.q, w), 0);
+	memset(&st, 0, sizeof(st));
+	nvmf_fabric_tcp.stats(c.q, &st);
+	CHECK_EQ(st.tx_copied, sizeof(src));
+	CHECK_EQ(st.tx_spliced, 0);
+	nvmf_queue_put(c.q, w);
+	conn_close(&c);
 }
 
 static void stats_of(struct nvmf_queue *q, struct nvmf_xport_stats *st)
@@ -1267,6 +1333,34 @@ static void test_stats(void)
 	CHECK_EQ(st.rx_copied, 0);
 	CHECK_EQ(st.rx_direct, 8192);
 	CHECK_EQ(st.rx_spec, 2);
+	CHECK_EQ(st.tx_copied, 8192);   /* under 32 KiB: copied by sendmsg */
+	CHECK_EQ(st.tx_spliced, 0);
+
+	/* a 64 KiB write by R2T: the capsule (a sendmsg); the H2CData header (a sendmsg with
+	 * MSG_MORE), its payload by reference (a vmsplice into the pipe, a splice into the
+	 * socket): four send calls, nothing copied */
+	{
+		static uint8_t big[65536], got[65536];
+
+		pattern(big, sizeof(big), 8);
+		r = submit_rw(c.q, NVME_CMD_WRITE, big, sizeof(big), 0);
+		CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
+		tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, r->cid, 4, 0, sizeof(big)));
+		CHECK_EQ(nvmf_queue_process(c.q), 0);
+		CHECK(tgt_read(NULL, c.tfd, h2c, 24) == 0);
+		CHECK_EQ(h2c[0], 0x06);
+		CHECK_EQ(raw_le(h2c, 16, 4), sizeof(big));
+		CHECK(tgt_read(NULL, c.tfd, got, sizeof(got)) == 0);
+		CHECK(memcmp(got, big, sizeof(big)) == 0);
+		tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
+		CHECK_EQ(nvmf_queue_process(c.q), 1);
+		nvmf_queue_put(c.q, r);
+		stats_of(c.q, &st);
+		CHECK_EQ(st.tx_calls, 8);
+		CHECK_EQ(st.rx_calls, 7);
+		CHECK_EQ(st.tx_copied, 8192);
+		CHECK_EQ(st.tx_spliced, 65536);
+	}
 
 	/* a refused PDU: the H2CTermReq is one more sendmsg */
 	r = submit_rw(c.q, NVME_CMD_READ, g.p, 4096, 0);
@@ -1275,7 +1369,7 @@ static void test_stats(void)
 		     "C2HData for unknown command");
 	expect_term(&c, 0x01, 8, pdu, 24);
 	stats_of(c.q, &st);
-	CHECK_EQ(st.tx_calls, 6);
+	CHECK_EQ(st.tx_calls, 10);
 	CHECK_EQ(st.rx_copied, 0);
 	CHECK_EQ(st.rx_spec_miss, 0);
 	free(g.base);
@@ -1896,6 +1990,7 @@ int main(void)
 	test_protocol_errors();
 	test_data_success();
 	test_short_sends();
+	test_splice_fallback();
 	test_stats();
 	test_spec();
 	test_term_socket_full();

@@ -29,6 +29,7 @@ JOBS = (
     ("randread-4k-qd32", "randread", "4k", 32),
     ("randwrite-4k-qd32", "randwrite", "4k", 32),
     ("read-128k-qd8", "read", "128k", 8),
+    ("write-128k-qd8", "write", "128k", 8),
 )
 INITIATORS = ("engine", "spdk", "engine-tcp", "spdk-tcp", "kernel-tcp")
 # make cost's default: the RDMA initiators (the TCP ones add about as much time again)
@@ -286,7 +287,10 @@ UVERBS = "</dev/infiniband/uverbs"
 SOCKET_RE = re.compile(r"^\s*\d+<(?:socket:|TCP|UDP|UNIX|NETLINK)")
 EAGAIN_RE = re.compile(r"=\s+-1\s+EAGAIN\b")
 # NVMe/TCP's "doorbell" is a send on the socket; its completions come by receives
-SEND_CALLS = ("sendmsg", "sendmmsg", "sendto", "send", "writev", "write", "pwritev", "pwritev2")
+SEND_CALLS = ("sendmsg", "sendmmsg", "sendto", "send", "writev", "write", "pwritev", "pwritev2",
+              "splice")
+# data sent by reference: vmsplice of the buffer into a pipe, then splice from it to the socket
+PIPE_RE = re.compile(r"^\s*\d+<pipe:")
 RECV_CALLS = ("recvmsg", "recvmmsg", "recvfrom", "recv", "readv", "read", "preadv", "preadv2")
 AIO_CALLS = ("io_submit", "io_getevents", "io_pgetevents", "io_uring_enter")
 SYSCALL_CLASSES = ("doorbell", "send", "recv", "aio", "other")
@@ -305,8 +309,13 @@ def strace_thread(path):
             if not m:
                 continue        # "+++ exited", "--- SIGxxx", "<... resumed>"
             name = m.group(1)
-            first = m.group(2).split(",", 1)[0]
-            if first.find(UVERBS) >= 0:
+            args = m.group(2).split(",")
+            first = args[0]
+            if name == "splice" and len(args) > 2:
+                first = args[2]             # splice(in, off_in, out, ...): sent to "out"
+            if name == "vmsplice" and PIPE_RE.match(first):
+                name += ":pipe"
+            elif first.find(UVERBS) >= 0:
                 name += ":uverbs"
             elif SOCKET_RE.match(first):
                 name += ":socket"
@@ -322,6 +331,8 @@ def syscall_class(name):
     initiator's submit and reap), else "other"."""
     if name == "write:uverbs":
         return "doorbell"
+    if name == "vmsplice:pipe":
+        return "send"
     parts = name.split(":")
     if len(parts) > 1 and parts[1] == "socket":
         if parts[0] in SEND_CALLS:
@@ -990,7 +1001,7 @@ def cmd_report(a):
                             if len(tcp) < len(doc["initiators"]) else ""), ""]
     if tcp:
         md += ["NVMe/TCP (%s): transport polls are the calls into %s; sends are sendmsg/sendto/writev/write "
-               "on the socket, receives readv/recvfrom/recvmsg/read on it; `kernel-tcp` is fio's libaio on the block device of "
+               "and splice on the socket and vmsplice into a pipe (data sent by reference), receives readv/recvfrom/recvmsg/read on it; `kernel-tcp` is fio's libaio on the block device of "
                "`nvme connect -t tcp`%s, callgrind not run on it (its work is in the kernel)." % (
                    ", ".join(tcp), " / ".join(TCP_POLL_FNS), " (%s)" % ", ".join("%s target: %s" % kv for kv in sorted(
                        (doc.get("kernel_tcp_dev") or {}).items())) if doc.get("kernel_tcp_dev") else ""), ""]

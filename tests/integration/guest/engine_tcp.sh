@@ -41,16 +41,18 @@ done
 run_fio bsrange rw $T --name=w --rw=randwrite --bsrange=4k-2m --size=32m --iodepth=8 \
 	--verify=crc32c $V
 
-# the job's closing NVMe/TCP line: its shape, and the C2HData it counted (per I/O times the
-# I/Os) is the 32 MiB bs-128k's verify read back
+# the job's closing NVMe/TCP line: its shape; the C2HData it counted (per I/O times the I/Os)
+# is the 32 MiB bs-128k's verify read back, and its 32 MiB of writes went by reference (128 KiB
+# H2CData payloads are spliced from fio's buffers, not copied into the socket)
 l=$(grep -m1 '^nvmeof: w: NVMe/TCP: ' "$WORK/bs-128k.log")
-re='^nvmeof: w: NVMe/TCP: ([0-9.]+) receive calls, ([0-9.]+) send calls per I/O; ([0-9.]+) KiB per I/O copied from the receive buffer, ([0-9.]+) KiB read straight in \(([0-9]+)% of received data copied\), ([0-9.]+) KiB per I/O moved back after a wrong guess; ([0-9]+) I/Os$'
+re='^nvmeof: w: NVMe/TCP: ([0-9.]+) receive calls, ([0-9.]+) send calls per I/O; ([0-9.]+) KiB per I/O copied from the receive buffer, ([0-9.]+) KiB read straight in \(([0-9]+)% of received data copied\), ([0-9.]+) KiB per I/O moved back after a wrong guess; ([0-9.]+) KiB per I/O sent by reference \(spliced\), ([0-9.]+) KiB copied into the socket; ([0-9]+) I/Os$'
 if [[ $l =~ $re ]] && awk -v c="${BASH_REMATCH[3]}" -v s="${BASH_REMATCH[4]}" \
-	-v n="${BASH_REMATCH[7]}" 'BEGIN { k = (c + s) * n; exit !(k > 32768 * 0.99 && k < 32768 * 1.01) }'
+	-v z="${BASH_REMATCH[7]}" -v n="${BASH_REMATCH[9]}" 'BEGIN { k = (c + s) * n; w = z * n
+		exit !(k > 32768 * 0.99 && k < 32768 * 1.01 && w > 32768 * 0.99 && w < 32768 * 1.01) }'
 then
 	ok "closing line: ${l#nvmeof: w: }"
 else
-	bad "closing line" "bs-128k: '$l' (want its shape, and 32 MiB of C2HData counted)"
+	bad "closing line" "bs-128k: '$l' (want its shape, 32 MiB of C2HData counted and 32 MiB spliced)"
 fi
 
 # queue depths to 128
