@@ -222,7 +222,13 @@ assert w == "job r's data path was staged (gpudirect=auto fell back) (cannot reg
 assert compare_run.not_gpudirect(rec("engine-poll-gpu")) == "no engine start line in the run's log"
 assert compare_run.not_gpudirect(rec("engine-poll-staged", fb)) is None      # staged on purpose
 assert compare_run.not_gpudirect(rec("engine-poll", fb)) is None
-print("a -gpu run passes with GPUDirect in every start line, fails on a fallback (naming it) or no start line; -staged and host runs are not judged")
+# the engine over NVMe/TCP with host memory: its start line is found (the report's data path)
+tcp = ("nvmeof: r: nqn.x cntlid 2 (Linux, fw 6.1.0-57), ns 1: 16 MiB, poll via NVMe/TCP (header digest off, "
+       "data digest off) (a -> b:4420); data travels in the PDUs, to and from the buffers; fabric: NVMe/TCP")
+t = datapath.of_line(tcp)
+assert t is not None and t["memory"] == "host" and t["job"] == "r", t
+assert datapath.summary(tcp)[0] == ["host"], datapath.summary(tcp)
+print("a -gpu run passes with GPUDirect in every start line, fails on a fallback (naming it) or no start line; -staged and host runs are not judged; an NVMe/TCP start line reads as host memory")
 PY
 ); then ok "require-gpudirect: $out"; else bad require-gpudirect "$out"; fi
 

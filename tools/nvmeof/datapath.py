@@ -15,7 +15,10 @@ The closing line of a job with CUDA memory (engine/fio_nvmeof.c):
    staged device->host N (...), staged host->device N (...), flushes N (T ms)"."""
 import re
 
-START = re.compile(r"^nvmeof: (?P<job>[^:]+): .*cntlid \d+ .*(?:; the target may RDMA-|; buffers: )")
+# an engine start line: over RDMA it says what the target may RDMA-read or write, over NVMe/TCP
+# that the data travels in the PDUs; with GPU memory either names the buffers
+START = re.compile(r"^nvmeof: (?P<job>[^:]+): .*cntlid \d+ .*(?:; the target may RDMA-|; buffers: |"
+                   r"; data travels in the PDUs)")
 BUFFERS = re.compile(r"; buffers: CUDA device (?P<dev>\d+) \((?P<pci>[^,]*), NUMA (?P<numa>[^)]*)\), "
                      r"(?P<how>GPUDirect via (?P<via>dma-buf|peermem)|staged through registered host memory|"
                      r"GPUDirect \(not registered yet\))")
