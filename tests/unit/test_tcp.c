@@ -1249,12 +1249,36 @@ static void stats_of(struct nvmf_queue *q, struct nvmf_xport_stats *st)
 	nvmf_fabric_tcp.stats(q, st);
 }
 
+/* One write of LEN bytes at SRC answered by a single R2T (TTAG): the H2CData PDU the target
+ * reads back carries it all, then the response completes the write. */
+static void stats_write_r2t(struct conn *c, const uint8_t *src, uint32_t len, uint16_t ttag)
+{
+	static uint8_t got[65536];
+	uint8_t cap[80], pdu[64], h2c[24];
+	struct nvmf_req *r;
+
+	CHECK(len <= sizeof(got));
+	r = submit_rw(c->q, NVME_CMD_WRITE, (void *)(uintptr_t)src, len, 0);
+	CHECK(tgt_read(NULL, c->tfd, cap, 72) == 0);
+	tgt_write(c->tfd, pdu, pdu_r2t(pdu, 0, r->cid, ttag, 0, len));
+	CHECK_EQ(nvmf_queue_process(c->q), 0);
+	CHECK(tgt_read(NULL, c->tfd, h2c, 24) == 0);
+	CHECK_EQ(h2c[0], 0x06);
+	CHECK_EQ(raw_le(h2c, 10, 2), ttag);
+	CHECK_EQ(raw_le(h2c, 16, 4), len);
+	CHECK(tgt_read(NULL, c->tfd, got, len) == 0);
+	CHECK(memcmp(got, src, len) == 0);
+	tgt_write(c->tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
+	CHECK_EQ(nvmf_queue_process(c->q), 1);
+	nvmf_queue_put(c->q, r);
+}
+
 /* The data path's counters, exactly, over a scripted exchange: every readv and sendmsg, and
  * where each C2HData byte went (copied out of the receive buffer, or read straight in). */
 static void test_stats(void)
 {
 	struct conn_opts o = { 0 };
-	uint8_t cap[80], pdu[8192 + 64], d[4096], w[8192], h2c[24];
+	uint8_t cap[80], pdu[8192 + 64], d[4096], w[8192];
 	struct nvmf_xport_stats st;
 	struct nvmf_req *r;
 	struct gbuf g;
@@ -1317,17 +1341,7 @@ static void test_stats(void)
 	/* a write by R2T: the capsule (one sendmsg); the R2T (a readv), answered with one
 	 * sendmsg of H2CData; the response (a readv).  No C2HData. */
 	pattern(w, sizeof(w), 6);
-	r = submit_rw(c.q, NVME_CMD_WRITE, w, sizeof(w), 0);
-	CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
-	tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, r->cid, 3, 0, sizeof(w)));
-	CHECK_EQ(nvmf_queue_process(c.q), 0);
-	CHECK(tgt_read(NULL, c.tfd, h2c, 24) == 0);
-	CHECK_EQ(h2c[0], 0x06);
-	CHECK(tgt_read(NULL, c.tfd, pdu, sizeof(w)) == 0);
-	CHECK(memcmp(pdu, w, sizeof(w)) == 0);
-	tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
-	CHECK_EQ(nvmf_queue_process(c.q), 1);
-	nvmf_queue_put(c.q, r);
+	stats_write_r2t(&c, w, sizeof(w), 3);
 	stats_of(c.q, &st);
 	CHECK_EQ(st.tx_calls, 4);
 	CHECK_EQ(st.rx_calls, 5);
@@ -1341,21 +1355,10 @@ static void test_stats(void)
 	 * MSG_MORE), its payload by reference (a vmsplice into the pipe, a splice into the
 	 * socket): four send calls, nothing copied */
 	{
-		static uint8_t big[65536], got[65536];
+		static uint8_t big[65536];
 
 		pattern(big, sizeof(big), 8);
-		r = submit_rw(c.q, NVME_CMD_WRITE, big, sizeof(big), 0);
-		CHECK(tgt_read(NULL, c.tfd, cap, 72) == 0);
-		tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, r->cid, 4, 0, sizeof(big)));
-		CHECK_EQ(nvmf_queue_process(c.q), 0);
-		CHECK(tgt_read(NULL, c.tfd, h2c, 24) == 0);
-		CHECK_EQ(h2c[0], 0x06);
-		CHECK_EQ(raw_le(h2c, 16, 4), sizeof(big));
-		CHECK(tgt_read(NULL, c.tfd, got, sizeof(got)) == 0);
-		CHECK(memcmp(got, big, sizeof(big)) == 0);
-		tgt_write(c.tfd, pdu, pdu_rsp(pdu, 0, r->cid, 0));
-		CHECK_EQ(nvmf_queue_process(c.q), 1);
-		nvmf_queue_put(c.q, r);
+		stats_write_r2t(&c, big, sizeof(big), 4);
 		stats_of(c.q, &st);
 		CHECK_EQ(st.tx_calls, 8);
 		CHECK_EQ(st.rx_calls, 7);
