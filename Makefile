@@ -156,7 +156,7 @@ check: deps
 	  rc=0; for step in unit asan fuzz-replay spdk-if-source integration compat; do \
 	    $(MAKE) --no-print-directory $$step || { rc=1; break; }; done; \
 	  if [ -s $(BUILD)/check-kernels ]; then \
-	    sort $(BUILD)/check-kernels | uniq -c | awk '{printf "%s%s (%d boots)", n++ ? ", " : "check: testbed guest kernel ", $$2, $$1} END {print ""}'; \
+	    sort $(BUILD)/check-kernels | uniq -c | awk '{printf "%s%s (%d boot%s)", n++ ? ", " : "check: testbed guest kernel ", $$2, $$1, $$1 == 1 ? "" : "s"} END {print ""}'; \
 	  else echo "check: no testbed guest booted"; fi; \
 	  awk '{p+=$$2; f+=$$3; s+=$$4} END {printf "check: %d passed, %d failed, %d skipped\n", p, f, s}' $(BUILD)/check-summary; \
 	  exit $$rc

@@ -23,23 +23,7 @@ startup=$(spdk-target logs | grep -E '\*(ERROR|WARNING)\*' |
 [ -z "$startup" ] && ok "nvmf_tgt's start logged no error or warning" ||
 	bad spdk-startup "$(printf '%s' "$startup" | head -3)"
 
-# auth_case NAME WANT fio-args: a verified job; its start line says "authenticated: WANT"
-auth_case() {
-	local name=$1 want=$2
-	shift 2
-	run_fio "$name" rw "$@" --name=a $W
-	grep -q "authenticated: $want[,;]" "$WORK/$name.log" &&
-		ok "$name: start line says '$want'" ||
-		bad "$name: start line" "$(grep -m1 -o 'authenticated: [^,;]*' "$WORK/$name.log" || echo none), want '$want'"
-	no_secret "$name"
-}
-no_secret() {   # no key text in anything the engine printed
-	local k
-	for k in "$K1" "$K2" "$C2"; do
-		k=${k#DHHC-1:??:}; k=${k%:}
-		if grep -qF -- "${k:0:16}" "$WORK/$1.log"; then bad "$1: secret" "a key appears in its output"; return; fi
-	done
-}
+. "$(dirname "$0")/auth_lib.sh"
 
 auth_case uni-sha256-null "DH-HMAC-CHAP sha256 null" $A --hostnqn=$H1 --dhchap_secret=$K1 \
 	--dhchap_digests=sha256 --dhchap_dhgroups=null
@@ -54,14 +38,6 @@ auth_case tcp-bidi-sha256-ffdhe2048-2q "DH-HMAC-CHAP sha256 ffdhe2048 bidirectio
 	--dhchap_dhgroups=ffdhe2048 --io_queues=2 --thread=1
 
 # ---- refusals: one line naming what failed; no start line, so nothing moved -----------------
-fail_case() {   # fail_case NAME REGEX fio-args
-	local name=$1 re=$2
-	shift 2
-	expect_fail "$name" "$re" "$@" --name=f $W
-	if grep -q '^nvmeof: f: .* cntlid ' "$WORK/$name.log"; then bad "$name" "a start line: the job ran"; fi
-	[ "$(grep -cE "$re" "$WORK/$name.log")" -le 2 ] || bad "$name" "the reason printed more than twice"
-	no_secret "$name"
-}
 fail_case wrong-key "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP: the controller refused the host's response \(AUTH_Failure1: authentication failed\)" \
 	$A --hostnqn=$H1 --dhchap_secret=$K2
 fail_case no-key "failed on queue 0: the controller requires DH-HMAC-CHAP authentication and no dhchap_secret" \
@@ -70,27 +46,13 @@ fail_case wrong-ctrl-key "failed on queue 0: DH-HMAC-CHAP: the controller failed
 	$A --hostnqn=$H2 --dhchap_secret=$K2 --dhchap_ctrl_secret=$K1
 
 # ---- reconnect: nvmf_tgt killed and started again mid-job; the lane authenticates again --------
-name=reconnect
-fio --output-format=json --output="$WORK/$name.json" $A --hostnqn=$H2 --dhchap_secret=$K2 \
-	--dhchap_ctrl_secret=$C2 --dhchap_digests=sha384 --dhchap_dhgroups=ffdhe2048 --name=r \
-	--rw=randread --bs=4k --size=8m --iodepth=4 --rate_iops=300 --ctrl_loss_tmo=90000 \
-	--reconnect_delay=1000 --retry_on_reconnect=1 --io_timeout=5000 >"$WORK/$name.log" 2>&1 &
-PID=$!
-# the lane up first (the start line): fio's setup takes seconds here
-for i in $(seq 120); do grep -q '^nvmeof: r: .* cntlid ' "$WORK/$name.log" && break; sleep 0.5; done
+reconnect_start reconnect $A --hostnqn=$H2 --dhchap_secret=$K2 --dhchap_ctrl_secret=$C2 \
+	--dhchap_digests=sha384 --dhchap_dhgroups=ffdhe2048 --ctrl_loss_tmo=90000
 spdk-target kill
 sleep 1
 spdk-target start >/dev/null 2>&1 || bad "restart mid-job" "$(spdk-target logs | tail -5)"
-wait $PID; rc=$?
-L=$WORK/$name.log
-line=$(grep -m1 'nvmeof: r: reconnected after' "$L")
-n=$(printf '%s' "$line" | sed -n 's/.*, \([0-9]*\) queue authentications so far.*/\1/p')
-if [ $rc = 0 ] && [ -n "$n" ] && [ "$n" -ge 4 ] && $CHECK_JSON "$WORK/$name.json" r >/dev/null; then
-	ok "reconnect: rc 0, re-authenticated: $(printf '%s' "$line" | cut -c1-200)"
-else
-	bad reconnect "rc $rc, line '${line:-none}'"; sed 's/^/    | /' "$L" | tail -8
-fi
-no_secret reconnect
+wait $PID
+reconnect_verdict reconnect $?
 # SPDK's log: every failure above is the host's doing, named there too; no crash
 if spdk-target logs | grep -qiE 'segmentation|assert'; then bad spdk-log "crash text in nvmf_tgt's log"; else ok "spdk-log: no crash text"; fi
 suite_end engine_auth

@@ -51,23 +51,8 @@ target() {
 	echo "hmac($2)" > "$CFG/hosts/$1/dhchap_hash" && echo "$3" > "$CFG/hosts/$1/dhchap_dhgroup" ||
 		bad "configfs" "cannot set $2/$3 for $1"
 }
-no_secret() {   # no key text in anything the engine printed
-	local k
-	for k in "$K1" "$K2" "$C2"; do
-		k=${k#DHHC-1:??:}; k=${k%:}
-		if grep -qF -- "${k:0:16}" "$WORK/$1.log"; then bad "$1: secret" "a key appears in its output"; return; fi
-	done
-}
-# auth_case NAME WANT fio-args: a verified job; its start line says "authenticated: WANT"
-auth_case() {
-	local name=$1 want=$2
-	shift 2
-	run_fio "$name" rw "$@" --name=a $W
-	grep -q "authenticated: $want[,;]" "$WORK/$name.log" &&
-		ok "$name: start line says '$want'" ||
-		bad "$name: start line" "$(grep -m1 -o 'authenticated: [^,;]*' "$WORK/$name.log" || echo none), want '$want'"
-	no_secret "$name"
-}
+
+. "$(dirname "$0")/auth_lib.sh"
 
 # nvmet (6.12) uses the group configured for the host whatever else is offered, but refuses an
 # offer that holds only that group when it is the null group ("DH group not usable": its
@@ -107,14 +92,6 @@ else
 fi
 
 # ---- refusals: one line naming what failed; no start line, so nothing moved -----------------
-fail_case() {   # fail_case NAME REGEX fio-args
-	local name=$1 re=$2
-	shift 2
-	expect_fail "$name" "$re" "$@" --name=f $W
-	if grep -q '^nvmeof: f: .* cntlid ' "$WORK/$name.log"; then bad "$name" "a start line: the job ran"; fi
-	[ "$(grep -cE "$re" "$WORK/$name.log")" -le 2 ] || bad "$name" "the reason printed more than twice"
-	no_secret "$name"
-}
 target "$H1" sha256 ffdhe2048
 fail_case wrong-key "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP: the controller refused the host's response" \
 	$A --hostnqn=$H1 --dhchap_secret=$K2
@@ -128,26 +105,13 @@ if dmesg | grep -qE 'BUG:|Oops|WARNING: CPU'; then bad dmesg "$(dmesg | grep -m1
 
 # ---- reconnect: the subsystem taken off the RDMA port mid-job and put back; the lane
 # reconnects and authenticates its queues again
-name=reconnect
 target "$H2" sha384 ffdhe2048
-fio --output-format=json --output="$WORK/$name.json" $A --hostnqn=$H2 --dhchap_secret=$K2 \
-	--dhchap_ctrl_secret=$C2 --name=r --rw=randread --bs=4k --size=8m --iodepth=4 \
-	--rate_iops=300 --ctrl_loss_tmo=60000 --reconnect_delay=1000 --retry_on_reconnect=1 \
-	--io_timeout=5000 >"$WORK/$name.log" 2>&1 &
-PID=$!
-for i in $(seq 120); do grep -q '^nvmeof: r: .* cntlid ' "$WORK/$name.log" && break; sleep 0.5; done
+reconnect_start reconnect $A --hostnqn=$H2 --dhchap_secret=$K2 --dhchap_ctrl_secret=$C2 \
+	--ctrl_loss_tmo=60000
 sleep 2
 rm "$RDMA_PORT/subsystems/$AUTH_NQN"
 sleep 3
 ln -s "$S" "$RDMA_PORT/subsystems/$AUTH_NQN"
-wait $PID; rc=$?
-L=$WORK/$name.log
-line=$(grep -m1 'nvmeof: r: reconnected after' "$L")
-n=$(printf '%s' "$line" | sed -n 's/.*, \([0-9]*\) queue authentications so far.*/\1/p')
-if [ $rc = 0 ] && [ -n "$n" ] && [ "$n" -ge 4 ] && $CHECK_JSON "$WORK/$name.json" r >/dev/null; then
-	ok "reconnect: rc 0, re-authenticated: $(printf '%s' "$line" | cut -c1-200)"
-else
-	bad reconnect "rc $rc, line '${line:-none}'"; sed 's/^/    | /' "$L" | tail -8
-fi
-no_secret reconnect
+wait $PID
+reconnect_verdict reconnect $?
 suite_end nvmet_auth
