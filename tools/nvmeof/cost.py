@@ -309,7 +309,7 @@ def strace_thread(path):
             if not m:
                 continue        # "+++ exited", "--- SIGxxx", "<... resumed>"
             name = m.group(1)
-            args = m.group(2).split(",")
+            args = m.group(2).split(",", 3)   # in, off_in, out: as far as a send needs
             first = args[0]
             if name == "splice" and len(args) > 2:
                 first = args[2]             # splice(in, off_in, out, ...): sent to "out"
