@@ -613,6 +613,8 @@ struct nvmf_auth_qctx {
 	uint8_t           *buf;
 	uint32_t           rkey;
 	unsigned           timeout_ms;
+	nvmf_exec_wait_fn  wait;
+	void              *wait_ctx;
 };
 
 /* Authentication Send (send) of len bytes from the buffer, or Receive of at most len bytes
@@ -631,7 +633,7 @@ static int nvmf_auth_qcmd(void *ctx, int send, uint32_t len, char *why, size_t w
 	c = nvmf_req_sqe(ac->q, req);
 	nvmf_cmd_auth(c, send, len);
 	nvme_sqe_set_sgl_keyed(c, (uintptr_t)ac->buf, len, ac->rkey);
-	rc = nvmf_queue_exec(ac->q, req, ac->timeout_ms, &cqe);
+	rc = nvmf_queue_exec_wait(ac->q, req, ac->timeout_ms, &cqe, ac->wait, ac->wait_ctx);
 	if (rc)
 		return nvmf_errf(why, whylen, rc, "%s", ac->q->fatal_msg[0] ? ac->q->fatal_msg :
 				 strerror(-rc));
@@ -653,10 +655,10 @@ static int nvmf_auth_qrecv(void *ctx, uint32_t al, char *why, size_t whylen)
 }
 
 int nvmf_auth_after_connect(struct nvmf_auth_session *s, struct nvmf_queue *q, uint32_t dw0,
-			    uint8_t *buf, uint32_t rkey, unsigned timeout_ms, char *err,
-			    size_t errlen)
+			    uint8_t *buf, uint32_t rkey, unsigned timeout_ms,
+			    nvmf_exec_wait_fn wait, void *wait_ctx, char *err, size_t errlen)
 {
-	struct nvmf_auth_qctx ac = { q, buf, rkey, timeout_ms };
+	struct nvmf_auth_qctx ac = { q, buf, rkey, timeout_ms, wait, wait_ctx };
 	struct nvmf_auth_ops ops;
 
 	if (dw0 & NVMF_CONNECT_AUTHREQ_ASCR)
@@ -670,6 +672,13 @@ int nvmf_auth_after_connect(struct nvmf_auth_session *s, struct nvmf_queue *q, u
 	ops.recv = nvmf_auth_qrecv;
 	ops.ctx = &ac;
 	return nvmf_auth_exchange(s, q->qid, &ops, err, errlen);
+}
+
+/* The errors a queue reports when the target ended its connection (RDMA CM DISCONNECTED, a
+ * TCP FIN or reset). */
+static int nvmf_auth_conn_gone(int rc)
+{
+	return rc == -ENOTCONN || rc == -ECONNRESET || rc == -ECONNABORTED || rc == -EPIPE;
 }
 
 int nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct nvmf_auth_ops *ops,
@@ -814,9 +823,28 @@ int nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct n
 		goto out;
 	}
 
-	/* DH-HMAC-CHAP_Success1, or Failure1 when the host's response was wrong */
+	/* DH-HMAC-CHAP_Success1, or Failure1 when the host's response was wrong.  A controller
+	 * that refuses may also end the connection before (or instead of) answering: nvmet 6.12
+	 * tears an admin queue down as it sends Failure1, so the data may land and the response
+	 * not, or neither.  That is its refusal, reported as one, without waiting for a timeout. */
 	memset(buf, 0, NVMF_AUTH_MSG_MAX);
 	if ((rc = ops->recv(ops->ctx, NVMF_AUTH_MSG_MAX, why, sizeof(why)))) {
+		if (nvmf_auth_conn_gone(rc)) {
+			char fw[96];
+
+			if (nvmf_auth_parse_success1(buf, NVMF_AUTH_MSG_MAX, tid, (uint8_t)hl, &rval,
+						     &rce, fw, sizeof(fw)) == NVMF_AUTH_FAILURE1)
+				rc = nvmf_errf(err, errlen, -EACCES, "queue %u: DH-HMAC-CHAP: the "
+					       "controller refused the host's response (%s, then it "
+					       "ended the connection): is dhchap_secret the key the "
+					       "target has for this hostnqn?", qid, fw);
+			else
+				rc = nvmf_errf(err, errlen, -EACCES, "queue %u: DH-HMAC-CHAP: the "
+					       "controller refused the host's response (it ended the "
+					       "connection instead of answering it: %s): is dhchap_secret "
+					       "the key the target has for this hostnqn?", qid, why);
+			goto out;
+		}
 		rc = nvmf_errf(err, errlen, rc, "queue %u: DH-HMAC-CHAP: Authentication Receive "
 			       "(the result) failed: %s", qid, why);
 		goto out;

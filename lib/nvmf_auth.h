@@ -138,17 +138,19 @@ void nvmf_auth_session_clear(struct nvmf_auth_session *s);
 /* DH-HMAC-CHAP on queue qid after its Connect asked for it: AUTH_Negotiate, Challenge,
  * Reply, Success1 (and Success2 when bidirectional).  0 once authenticated; a negative errno
  * with one line in err (-EACCES: the controller refused the host, or the host the controller;
- * -EPROTO: a malformed or unexpected message; else what send/recv returned). */
+ * -EPROTO: a malformed or unexpected message; else what send/recv returned).  A connection
+ * the controller ends while the host waits for Success1 is its refusal (-EACCES). */
 int  nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct nvmf_auth_ops *ops,
 			char *err, size_t errlen);
 
 /* After queue q's Connect, whose answer's DW0 is dw0: DH-HMAC-CHAP when AUTHREQ.ATR asks for
  * it, with Authentication Send/Receive on q (each waits up to timeout_ms), the messages in buf
- * (NVMF_AUTH_MSG_MAX bytes the target reaches with key rkey: the lane's registered scratch).
- * 0 (authenticated, or not asked); -EPROTONOSUPPORT for ASCR (secure channel concatenation);
+ * (NVMF_AUTH_MSG_MAX bytes the target reaches with key rkey: the lane's registered scratch),
+ * sleeping in wait(wait_ctx) as nvmf_queue_exec_wait does (NULL: polling q; the lane's wait
+ * also notices a target that ended the connection).  0 (authenticated, or not asked); -EPROTONOSUPPORT for ASCR (secure channel concatenation);
  * else nvmf_auth_exchange's errors.  One line in err. */
 int  nvmf_auth_after_connect(struct nvmf_auth_session *s, struct nvmf_queue *q, uint32_t dw0,
-			     uint8_t *buf, uint32_t rkey, unsigned timeout_ms, char *err,
-			     size_t errlen);
+			     uint8_t *buf, uint32_t rkey, unsigned timeout_ms,
+			     nvmf_exec_wait_fn wait, void *wait_ctx, char *err, size_t errlen);
 
 #endif

@@ -250,6 +250,51 @@ static const char *nvmf_connect_bad_field(uint32_t dw0)
 
 static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_t dw0);
 
+/* How often a bring-up command's wait asks the transport whether the connection still stands. */
+#define NVMF_BRINGUP_CONN_CHECK_MS 20
+
+/* A bring-up command's wait (Connect, authentication) on one queue, run by the thread that
+ * brings the lane up, before any keep-alive thread watches the queue's connection: it reaps
+ * and asks the transport whether the target ended the connection, so a target that tears the
+ * queue down instead of answering (nvmet after a refused DH-HMAC-CHAP reply, over RDMA, where
+ * nothing completes) is told at once, not after the command's timeout. */
+struct nvmf_bringup_wait {
+	struct nvmf_lane  *lane;
+	struct nvmf_queue *q;
+	uint64_t           next_check_ms;
+};
+
+static int nvmf_bringup_wait(void *ctx, int timeout_ms)
+{
+	struct nvmf_bringup_wait *w = ctx;
+	struct timespec ts = { 0, 20000 };
+	char why[NVMF_ERR_LEN];
+	uint64_t now;
+	int rc;
+
+	(void)timeout_ms;    /* one short round: nvmf_queue_exec_wait keeps the deadline */
+	rc = w->lane->fab->process(&w->q, 1);
+	if (rc)
+		return rc;
+	now = nvmf_now_ms();
+	if (now >= w->next_check_ms) {
+		w->next_check_ms = now + NVMF_BRINGUP_CONN_CHECK_MS;
+		rc = w->lane->fab->conn_check(w->q, why, sizeof(why));
+		if (rc)
+			return nvmf_queue_abandon(w->q, rc, why);
+	}
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static int nvmf_bringup_exec(struct nvmf_lane *lane, struct nvmf_queue *q, struct nvmf_req *req,
+			     unsigned timeout_ms, struct nvme_cqe *cqe)
+{
+	struct nvmf_bringup_wait w = { lane, q, 0 };
+
+	return nvmf_queue_exec_wait(q, req, timeout_ms, cqe, nvmf_bringup_wait, &w);
+}
+
 static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
 				uint16_t cntlid, uint16_t *cntlid_out)
 {
@@ -272,7 +317,7 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
 	 * insists on one: the lane asks which KATO is in force after bring-up). */
 	nvmf_cmd_connect(c, q->qid, (uint16_t)(q->depth - 1), q->qid ? 0 : lane->opts.kato_ms);
 	nvme_sqe_set_sgl_keyed(c, (uintptr_t)cd, sizeof(*cd), nvmf_lane_scratch_rkey(lane));
-	rc = nvmf_queue_exec(q, req, lane->admin_timeout_ms, &cqe);
+	rc = nvmf_bringup_exec(lane, q, req, lane->admin_timeout_ms, &cqe);
 	if (rc)
 		return nvmf_lane_errf(lane, rc, "Fabrics Connect (queue %u): %s", q->qid,
 				      q->fatal_msg[0] ? q->fatal_msg : strerror(-rc));
@@ -301,6 +346,7 @@ static int nvmf_fabrics_connect(struct nvmf_lane *lane, struct nvmf_queue *q,
 static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_t dw0)
 {
 	struct nvmf_lane_info *in = &lane->info;
+	struct nvmf_bringup_wait w = { lane, q, 0 };
 	char err[NVMF_ERR_LEN];
 	unsigned tmo = lane->admin_timeout_ms > NVMF_AUTH_TIMEOUT_MS ? lane->admin_timeout_ms :
 		       NVMF_AUTH_TIMEOUT_MS;
@@ -309,7 +355,8 @@ static int nvmf_auth_queue(struct nvmf_lane *lane, struct nvmf_queue *q, uint32_
 	if (!(dw0 & (NVMF_CONNECT_AUTHREQ_ATR | NVMF_CONNECT_AUTHREQ_ASCR)))
 		return 0;
 	rc = nvmf_auth_after_connect(&lane->auth, q, dw0, lane->scratch,
-				     nvmf_lane_scratch_rkey(lane), tmo, err, sizeof(err));
+				     nvmf_lane_scratch_rkey(lane), tmo, nvmf_bringup_wait, &w, err,
+				     sizeof(err));
 	if (rc)
 		return nvmf_lane_errf(lane, rc, "authentication to %s failed on %s", lane->subnqn, err);
 	snprintf(in->auth, sizeof(in->auth), "DH-HMAC-CHAP %s %s%s",

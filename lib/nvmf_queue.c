@@ -312,8 +312,7 @@ int nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout
 }
 
 int nvmf_queue_exec_wait(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
-			 struct nvme_cqe *cqe_out, int (*wait)(void *ctx, int timeout_ms),
-			 void *wait_ctx)
+			 struct nvme_cqe *cqe_out, nvmf_exec_wait_fn wait, void *wait_ctx)
 {
 	uint64_t deadline = nvmf_now_ms() + timeout_ms;
 	nvmf_complete_fn saved = q->complete;

@@ -192,9 +192,9 @@ int  nvmf_queue_exec(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeou
 /* The same, sleeping in wait(wait_ctx, ms) (which must reap this queue and return what it
  * completed, or a negative errno) instead of polling: for a thread that waits a long time for
  * few answers, such as the keep-alive thread. */
+typedef int (*nvmf_exec_wait_fn)(void *ctx, int timeout_ms);
 int  nvmf_queue_exec_wait(struct nvmf_queue *q, struct nvmf_req *req, unsigned timeout_ms,
-			  struct nvme_cqe *cqe_out, int (*wait)(void *ctx, int timeout_ms),
-			  void *wait_ctx);
+			  struct nvme_cqe *cqe_out, nvmf_exec_wait_fn wait, void *wait_ctx);
 
 /* Give the queue up (the caller stops waiting for the target): it becomes fatal with err
  * and msg, and every later call reports that.  A queue already fatal keeps its first error. */

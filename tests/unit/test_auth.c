@@ -202,6 +202,8 @@ enum sc_fault {
 	SC_RECV_FAILS,     /* Authentication Receive fails (the command's status) */
 	SC_SEND_FAILS,     /* Authentication Send fails */
 	SC_DH_ZERO,        /* the controller's DH value is 0 */
+	SC_HANGUP,         /* the connection ends instead of the answer to the reply */
+	SC_HANGUP_F1,      /* Failure1's data lands, then the connection ends (no response) */
 };
 
 struct sctl {
@@ -343,6 +345,12 @@ static int sc_recv(void *ctx, uint32_t al, char *why, size_t whylen)
 		return 0;
 	}
 	/* Success1 or Failure1 */
+	if (c->fault == SC_HANGUP || c->fault == SC_HANGUP_F1) {
+		if (c->fault == SC_HANGUP_F1)
+			sc_failure1(c, c->tid, NVMF_AUTH_RCE_FAILED);
+		snprintf(why, whylen, "the target disconnected queue 3 (RDMA CM DISCONNECTED)");
+		return -ENOTCONN;
+	}
 	if (!c->host_ok || c->fault == SC_WRONG_KEY) {
 		sc_failure1(c, c->tid, NVMF_AUTH_RCE_FAILED);
 		return 0;
@@ -478,6 +486,8 @@ static void test_exchange_hostile(void)
 		{ SC_RECV_FAILS, 0, -EIO, 0, "Authentication Receive (the challenge) failed: status Command Sequence Error" },
 		{ SC_SEND_FAILS, 0, -EIO, 0, "Authentication Send (AUTH_Negotiate) failed: status Authentication Required" },
 		{ SC_DH_ZERO, 0, -EPROTO, NVMF_AUTH_RCE_BAD_PAYLOAD, "ffdhe2048 with the controller's public value failed" },
+		{ SC_HANGUP, 0, -EACCES, 0, "refused the host's response (it ended the connection instead of answering it: the target disconnected queue 3" },
+		{ SC_HANGUP_F1, 0, -EACCES, 0, "refused the host's response (AUTH_Failure1: authentication failed, then it ended the connection)" },
 	};
 	char err[256];
 
@@ -758,7 +768,7 @@ static int q_run(struct sctl *c, struct nvmf_auth_session *s, int bidi, uint16_t
 	peer.user = c;
 	q_capsules = 0;
 	err[0] = 0;
-	rc = nvmf_auth_after_connect(s, &q, dw0, hostbuf, Q_RKEY, 1000, err, errlen);
+	rc = nvmf_auth_after_connect(s, &q, dw0, hostbuf, Q_RKEY, 1000, NULL, NULL, err, errlen);
 	CHECK_EQ(q_capsules, peer.nr_sends);
 	nvmf_queue_fini(&q);
 	return rc;

@@ -95,6 +95,23 @@ fi
 target "$H1" sha256 ffdhe2048
 fail_case wrong-key "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP: the controller refused the host's response" \
 	$A --hostnqn=$H1 --dhchap_secret=$K2
+# nvmet 6.12 tears the admin queue down as it answers with Failure1 (its log: "ctrl N fatal
+# error occurred!"): the answer arrives, or its data without the response, or nothing before the
+# disconnect. Every order is the controller's refusal, said at once: no wait for a timeout.
+# Several tries on each transport, each bounded well below the 10 s a command may wait.
+orders=
+for t in r1 r2 r3 r4 t1 t2; do
+	case $t in r*) X=$A;; *) X=$AT;; esac
+	s0=$(date +%s%N)
+	fail_case "wrong-key-$t" "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP: the controller refused the host's response" \
+		$X --hostnqn=$H1 --dhchap_secret=$K2
+	ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+	[ $ms -lt 6000 ] || bad "wrong-key-$t" "took $ms ms: the refusal waited for a timeout"
+	if grep -q 'ended the connection instead' "$WORK/wrong-key-$t.log"; then orders="$orders $t:disconnect"
+	elif grep -q 'then it ended the connection' "$WORK/wrong-key-$t.log"; then orders="$orders $t:data-then-disconnect"
+	else orders="$orders $t:answer"; fi
+done
+ok "wrong key, each order the target took (answer, data then disconnect, disconnect):$orders"
 fail_case no-key "failed on queue 0: the controller requires DH-HMAC-CHAP authentication and no dhchap_secret" \
 	$A --hostnqn=$H1
 target "$H2" sha256 ffdhe2048
