@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <linux/sock_diag.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -47,6 +50,12 @@
  * copies are dear enough to favour splicing everything). */
 #define NVMF_TCP_SPLICE_MIN      65536
 #define NVMF_TCP_SPLICE_PIPE     (256 * 1024)   /* asked for; the pipe's default is 64 KiB */
+/* A failing queue's H2CTermReq: how long it may take to leave before the connection is
+ * aborted (a live controller acknowledges it in far less). */
+#define NVMF_TCP_TERM_GRACE_MS   100
+/* How long a failing queue waits for packets its socket handed below TCP to leave the host
+ * (a qdisc may hold them: netem delay, a rate limit) before its commands are handed back. */
+#define NVMF_TCP_DRAIN_MS        5000
 
 enum { NVMF_TCP_DIR_NONE = 0, NVMF_TCP_DIR_H2C = 1, NVMF_TCP_DIR_C2H = 2, NVMF_TCP_DIR_BIDI = 3 };
 enum { NVMF_TCP_RX_HDR, NVMF_TCP_RX_DATA, NVMF_TCP_RX_DDGST };
@@ -155,6 +164,9 @@ struct nvmf_tcp_queue {
 	int                  killed;        /* __atomic: kill() */
 	int                  kill_err;      /* __atomic: kill_why() (kill_why written first) */
 	char                 kill_why[160];
+	int                  inet;          /* a TCP socket (not the unit tests' AF_UNIX pairs) */
+	int                  term_sent;     /* an H2CTermReq was written: let it go before the abort */
+	unsigned             below;         /* bytes still below TCP when nvmf_tcp_shut gave up */
 };
 
 static struct nvmf_tcp_queue *nvmf_tcp_of(struct nvmf_queue *q)
@@ -162,21 +174,75 @@ static struct nvmf_tcp_queue *nvmf_tcp_of(struct nvmf_queue *q)
 	return (struct nvmf_tcp_queue *)q;   /* q is the first member */
 }
 
+/* Abort the connection: what the socket still holds to send (bytes copied into it, or a
+ * buffer's pages given by reference) is dropped, never sent nor sent again, and the target
+ * gets a reset.  A plain shutdown() would let TCP deliver and retransmit all of it after the
+ * I/O it belongs to was handed back, from pages fio may have refilled by then (issue 43).
+ * connect(AF_UNSPEC) is Linux's disconnect: the descriptor stays open, as another thread may
+ * be in a call on it; SO_LINGER {1, 0} makes the close a reset as well.  Sockets that have no
+ * such disconnect (the unit tests' AF_UNIX pairs) are shut. */
+static void nvmf_tcp_abort(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr unspec;
+
+	memset(&unspec, 0, sizeof(unspec));
+	unspec.sa_family = AF_UNSPEC;
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	(void)connect(fd, &unspec, sizeof(unspec));
+	shutdown(fd, SHUT_RDWR);
+}
+
+/* Bytes of this socket the host's network stack still holds below TCP (in a qdisc, a device
+ * queue): an aborted connection drops its queues, not packets TCP handed down already, and
+ * those may carry a buffer's pages.  0 when unknown. */
+static unsigned nvmf_tcp_below(int fd)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t ml = sizeof(mi);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &ml) < 0 ||
+	    ml <= SK_MEMINFO_WMEM_ALLOC * sizeof(mi[0]))
+		return 0;
+	return mi[SK_MEMINFO_WMEM_ALLOC];
+}
+
 /* The socket shut so that nothing more is read into the commands' buffers or written from
- * them. */
+ * them: aborted, and (TCP) held until the packets it had handed down have left the host, so
+ * that no byte of a command leaves after the command is handed back (the caller fails them
+ * next).  An H2CTermReq just written gets a moment to go out first: the controller should
+ * hear why. */
 static void nvmf_tcp_shut(struct nvmf_tcp_queue *tq)
 {
-	if (!__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&tq->dead, 1, __ATOMIC_RELEASE);
-		shutdown(tq->fd, SHUT_RDWR);
-	}
+	uint64_t deadline;
+	int out = 0;
+
+	if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&tq->dead, 1, __ATOMIC_RELEASE);
+	deadline = nvmf_now_ms() + NVMF_TCP_TERM_GRACE_MS;
+	while (tq->term_sent && !__atomic_load_n(&tq->killed, __ATOMIC_ACQUIRE) &&
+	       ioctl(tq->fd, SIOCOUTQ, &out) == 0 && out > 0 && nvmf_now_ms() < deadline)
+		usleep(1000);
+	nvmf_tcp_abort(tq->fd);
+	if (!tq->inet)
+		return;
+	deadline = nvmf_now_ms() + NVMF_TCP_DRAIN_MS;
+	while ((tq->below = nvmf_tcp_below(tq->fd)) && nvmf_now_ms() < deadline)
+		usleep(1000);
 }
 
 /* The queue is lost with msg (the first failure's stays), its socket shut. */
 static int nvmf_tcp_fail_msg(struct nvmf_tcp_queue *tq, int err, const char *msg)
 {
+	char m[sizeof(tq->q.fatal_msg)];
+
 	nvmf_tcp_shut(tq);
-	return nvmf_queue_abandon(&tq->q, err, msg);
+	if (!tq->below)
+		return nvmf_queue_abandon(&tq->q, err, msg);
+	snprintf(m, sizeof(m), "%s (%u bytes of it were still queued below TCP after %u ms: "
+		 "they may yet reach the target)", msg, tq->below, NVMF_TCP_DRAIN_MS);
+	return nvmf_queue_abandon(&tq->q, err, m);
 }
 
 /* A kill (from any thread) is the reason of what follows it on the socket: the queue fails
@@ -265,6 +331,7 @@ static void nvmf_tcp_term_send(struct nvmf_tcp_queue *tq, uint16_t fes, uint32_t
 	do
 		tq->st.tx_calls++;
 	while (sendmsg(tq->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR);
+	tq->term_sent = 1;
 }
 
 /* The controller sent a PDU the host refuses: the controller hears why (H2CTermReq), then the
@@ -1373,6 +1440,9 @@ int nvmf_tcp_queue_create_fd(struct nvmf_queue **out, int fd, const struct nvmf_
 	}
 	tq->fd = fd;
 	tq->zc_pipe[0] = tq->zc_pipe[1] = -1;
+	if (!getsockname(fd, (struct sockaddr *)&ss, &sl))
+		tq->inet = ss.ss_family == AF_INET || ss.ss_family == AF_INET6;
+	sl = sizeof(ss);
 	tq->use_events = p->use_events;
 	if (p->dst)
 		nvmf_sockaddr_str(p->dst, tq->addr, sizeof(tq->addr));
@@ -1486,6 +1556,10 @@ static void nvmf_tcp_destroy(struct nvmf_queue *q, unsigned disconnect_wait_ms)
 	(void)disconnect_wait_ms;
 	if (!tq)
 		return;
+	/* Commands still out, or bytes still to send: abort, as a kill would (a queue that ends
+	 * idle closes in order). */
+	if (tq->fd >= 0 && (tq->q.nr_inflight || tq->tx_count || tq->zc_inpipe))
+		nvmf_tcp_shut(tq);
 	if (tq->fd >= 0)
 		close(tq->fd);
 	nvmf_tcp_zc_close(tq);
@@ -1501,9 +1575,10 @@ static void nvmf_tcp_destroy(struct nvmf_queue *q, unsigned disconnect_wait_ms)
 
 /* ---- the lane's seam ---------------------------------------------------------------------- */
 
-/* Shutting the socket stops the controller's data at once (nothing is read into the commands'
- * buffers after it); the next reap fails the queue.  Safe from another thread: fd stays open
- * until destroy. */
+/* Aborting the connection stops the controller's data at once (nothing is read into the
+ * commands' buffers after it) and drops what was still to be sent; the next reap fails the
+ * queue (and waits for what had left TCP already: nvmf_tcp_shut).  Safe from another thread:
+ * fd stays open until destroy. */
 static void nvmf_tcp_kill(struct nvmf_queue *q)
 {
 	struct nvmf_tcp_queue *tq = q ? nvmf_tcp_of(q) : NULL;
@@ -1511,7 +1586,7 @@ static void nvmf_tcp_kill(struct nvmf_queue *q)
 	if (!tq)
 		return;
 	__atomic_store_n(&tq->killed, 1, __ATOMIC_RELEASE);
-	shutdown(tq->fd, SHUT_RDWR);
+	nvmf_tcp_abort(tq->fd);
 }
 
 static void nvmf_tcp_kill_why(struct nvmf_queue *q, int err, const char *why)

@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -175,7 +177,38 @@ struct conn_opts {
 	uint8_t  cpda;
 	uint32_t maxh2c;
 	int      sndbuf;     /* 0: the default */
+	int      tcp;        /* a loopback TCP connection instead of a socketpair */
+	int      rcvbuf;     /* the target's receive buffer (tcp), 0: the default */
 };
+
+/* A loopback TCP connection: the host's end in *host, the target's in *tgt; 0, or -1 where
+ * this machine has no loopback TCP. */
+static int tcp_pair(int rcvbuf, int *host, int *tgt)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	*host = *tgt = -1;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* the accepted socket inherits the buffer, set before the handshake fixes the window */
+	if (l >= 0 && rcvbuf)
+		setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &al) ||
+	    (*host = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    connect(*host, (struct sockaddr *)&a, sizeof(a)) || (*tgt = accept(l, NULL, NULL)) < 0) {
+		if (*host >= 0)
+			close(*host);
+		if (l >= 0)
+			close(l);
+		return -1;
+	}
+	close(l);
+	return 0;
+}
 
 static int conn_open(struct conn *c, const struct conn_opts *o)
 {
@@ -184,7 +217,7 @@ static int conn_open(struct conn *c, const struct conn_opts *o)
 	int sv[2];
 
 	memset(c, 0, sizeof(*c));
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+	if (o->tcp ? tcp_pair(o->rcvbuf, &sv[0], &sv[1]) : socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return -1;
 	if (o->sndbuf)
 		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &o->sndbuf, sizeof(o->sndbuf));
@@ -1708,6 +1741,87 @@ static void test_kill(void)
 	nvmf_fabric_tcp.kill(NULL);
 }
 
+/* Bytes a socket holds: to read (SIOCINQ) or still to send (SIOCOUTQ). */
+static int sock_q(int fd, unsigned long req)
+{
+	int n = -1;
+
+	return ioctl(fd, req, &n) == 0 ? n : -1;
+}
+
+/* Issue 43 (1): a killed queue's unsent bytes never leave the host.  A write by R2T whose data
+ * the target has not taken (it does not read: its window is closed) waits in the host's
+ * socket; the queue is killed, the command handed back, the buffer refilled (fio's next
+ * write); then the target reads what comes.  It gets nothing past what it held at the kill:
+ * neither the old bytes late (a copied H2CData, arriving after the write went elsewhere) nor
+ * the new ones (spliced pages, sent after the refill).  A shutdown() alone (d49602e) let TCP
+ * deliver the whole send queue once the target read. */
+static void kill_unsent_case(uint32_t len)
+{
+	struct conn_opts o = { .tcp = 1, .rcvbuf = 4096, .maxh2c = 131072 };
+	static uint8_t src[131072], sink[65536];
+	uint8_t cap[80], pdu[64];
+	struct nvmf_xport_stats st;
+	int inq = -2, outq = -2, prev_in = -1, prev_out = -1;
+	size_t got = 0;
+	struct nvmf_req *w;
+	struct conn c;
+	uint64_t end;
+
+	if (conn_open(&c, &o)) {
+		fprintf(stderr, "no loopback TCP: the kill of unsent data is not tested\n");
+		return;
+	}
+	pattern(src, len, len);
+	w = submit_rw(c.q, NVME_CMD_WRITE, src, len, 0);
+	CHECK(read_capsule(&c, cap) == 0);
+	tgt_write(c.tfd, pdu, pdu_r2t(pdu, 0, w->cid, 0x21, 0, len));
+	/* the host sends until the target's window closes, then nothing moves */
+	for (int i = 0; i < 400 && (inq != prev_in || outq != prev_out || inq <= 0); i++) {
+		prev_in = inq;
+		prev_out = outq;
+		nvmf_queue_process(c.q);
+		usleep(2000);
+		inq = sock_q(c.tfd, SIOCINQ);
+		outq = sock_q(nvmf_tcp_queue_fd(c.q), SIOCOUTQ);
+	}
+	memset(&st, 0, sizeof(st));
+	nvmf_fabric_tcp.stats(c.q, &st);
+	CHECK_EQ(len >= 65536 ? st.tx_spliced : st.tx_copied, (uint64_t)(st.tx_spliced + st.tx_copied));
+	/* the case is real: bytes of the write wait in the host's socket */
+	CHECK(outq > 0);
+	CHECK(inq > 0 && (size_t)inq < len);
+	nvmf_fabric_tcp.kill(c.q);
+	CHECK(nvmf_queue_process(c.q) < 0);
+	nvmf_queue_fail_all(c.q, c.q->fatal, c.q->fatal_msg);
+	CHECK(w->state == NVMF_REQ_FREE);
+	memset(src, 0xa5, len);
+	end = now_ms() + 300;
+	while (now_ms() < end) {
+		struct pollfd pfd = { .fd = c.tfd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&pfd, 1, 10) <= 0)
+			continue;
+		r = recv(c.tfd, sink, sizeof(sink), MSG_DONTWAIT);
+		if (r <= 0 && !(r < 0 && (errno == EAGAIN || errno == EINTR)))
+			break;
+		if (r > 0)
+			got += (size_t)r;
+	}
+	if (got > (size_t)inq)
+		fprintf(stderr, "kill_unsent %u: the target got %zu bytes, it held %d at the kill "
+			"(%d still at the host)\n", len, got, inq, outq);
+	CHECK(got <= (size_t)inq);
+	conn_close(&c);
+}
+
+static void test_kill_unsent(void)
+{
+	kill_unsent_case(32768);     /* copied into the socket by sendmsg */
+	kill_unsent_case(131072);    /* by reference: vmsplice + splice */
+}
+
 static void *kill_thread(void *arg)
 {
 	usleep(20000);
@@ -2001,6 +2115,7 @@ int main(void)
 	test_close_quiet();
 	test_kill();
 	test_kill_thread();
+	test_kill_unsent();
 	test_events();
 	test_connect_loopback();
 	return check_done("test_tcp");
