@@ -143,6 +143,10 @@ int  nvmeof_lane_opts(struct thread_data *td, const struct nvmeof_file *nf,
 const char *nvmeof_path_host_traddr(struct thread_data *td, unsigned i, char *buf, size_t len);
 /* fio's setup callback: resolve each file to a namespace (probed in a child process). */
 int  fio_nvmeof_setup(struct thread_data *td);
+/* nvmeof_secrets.c: the DH-HMAC-CHAP secrets' values out of fio's option lists (its JSON
+ * output, a client's); -EINVAL (the job's error said) where the process that prints is not
+ * this one. */
+int  nvmeof_hide_secrets(struct thread_data *td);
 /* Refuse job shapes the engine does not carry (bs/offset vs LBA size, metadata, past end). */
 int  nvmeof_check_shapes(struct thread_data *td, const struct nvmeof_file *nf);
 /* io_queues: N, or auto (*autom set, *n = the CPUs this job may run on, at most

@@ -543,6 +543,8 @@ int fio_nvmeof_setup(struct thread_data *td)
 	unsigned int i;
 	int rc = 0;
 
+	if (nvmeof_hide_secrets(td))
+		return 1;
 	for_each_file(td, f, i) {
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 

@@ -168,7 +168,7 @@ out:
 int nvmf_auth_secret_file(const char *path, struct nvmf_auth_key *host,
 			  struct nvmf_auth_key *ctrl, char *err, size_t errlen)
 {
-	char line[512], what[320];
+	char line[512], what[320], iobuf[4096];
 	unsigned n = 0;
 	FILE *f;
 	int rc = 0;
@@ -178,6 +178,8 @@ int nvmf_auth_secret_file(const char *path, struct nvmf_auth_key *host,
 	if (!(f = fopen(path, "r")))
 		return nvmf_errf(err, errlen, -errno, "dhchap_secret_file %s: %s", path,
 				 strerror(errno));
+	/* stdio reads into this buffer, cleansed below, not into one it frees uncleansed */
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		const char *p = line;
 
@@ -197,6 +199,7 @@ int nvmf_auth_secret_file(const char *path, struct nvmf_auth_key *host,
 	}
 	OPENSSL_cleanse(line, sizeof(line));
 	fclose(f);
+	OPENSSL_cleanse(iobuf, sizeof(iobuf));
 	if (rc == 0 && n == 0)
 		rc = nvmf_errf(err, errlen, -EINVAL, "dhchap_secret_file %s holds no secret", path);
 	if (rc) {

@@ -2,11 +2,13 @@
 # target) share; sourced after lib.sh, with K1 K2 C2 (the keys in use) and W (the data job's
 # fio options) set.
 
-no_secret() {   # no_secret NAME: no key text in anything the engine printed
-	local k
+no_secret() {   # no_secret NAME: no key text in anything the run printed (its log, its JSON)
+	local k f
 	for k in "$K1" "$K2" "$C2"; do
 		k=${k#DHHC-1:??:}; k=${k%:}
-		if grep -qF -- "${k:0:16}" "$WORK/$1.log"; then bad "$1: secret" "a key appears in its output"; return; fi
+		for f in "$WORK/$1.log" "$WORK/$1.json"; do
+			if [ -e "$f" ] && grep -qF -- "${k:0:16}" "$f"; then bad "$1: secret" "a key appears in ${f##*/}"; return; fi
+		done
 	done
 }
 
@@ -56,4 +58,56 @@ reconnect_verdict() {
 		bad "$name" "rc $rc, line '${line:-none}'"; sed 's/^/    | /' "$L" | tail -8
 	fi
 	no_secret "$name"
+}
+
+# secret_outputs NAME fio-args: one authenticated job given its keys inline, run every way fio
+# writes: normal, json+ and terse to stdout, json to a file with fio's logs beside it, and
+# through fio's server (a client sending a job file): no key text in any file the runs wrote
+# (the job file, the input, aside), nor on any stdout or stderr; fio's JSON parses and shows
+# each secret option as <hidden> (issue 43: fio printed them under "job options").
+secret_outputs() {
+	local name=$1 d=$WORK/$1.out k f hits= port=8799 spid rc1 rc2 rc3
+	shift
+	rm -rf "$d"; mkdir -p "$d/run" && cd "$d/run" || { bad "$name" "no work directory"; return; }
+	fio --output-format=normal,json+,terse "$@" --name=s $W >"$d/1.stdout" 2>"$d/1.stderr"; rc1=$?
+	fio --output-format=json --output="$d/run/2.json" --write_bw_log=bw --write_lat_log=lat \
+		"$@" --name=s $W >"$d/2.stdout" 2>"$d/2.stderr"; rc2=$?
+	# the job file: fio's client sends it to the server as it is (the user's input)
+	printf '[s]\n' >"$d/job.fio"
+	for k in "$@" $W; do case $k in --*=*) k=${k#--}; printf '%s=%s\n' "${k%%=*}" "${k#*=}";; esac; done >>"$d/job.fio"
+	fio --server=ip:127.0.0.1,$port >"$d/srv.stdout" 2>"$d/srv.stderr" &
+	spid=$!
+	for k in $(seq 60); do grep -q "$(printf ':%04X 00000000:0000 0A' $port)" /proc/net/tcp && break; sleep 0.5; done
+	timeout 300 fio --client=ip:127.0.0.1,$port --output-format=json "$d/job.fio" \
+		>"$d/3.stdout" 2>"$d/3.stderr"; rc3=$?
+	kill $spid 2>/dev/null; wait $spid 2>/dev/null
+	cd "$REPO" || true
+	[ "$rc1$rc2$rc3" = 000 ] || { bad "$name" "fio exited $rc1 $rc2 $rc3 (direct, to a file, client)"; sed 's/^/    | /' "$d"/*.stderr | tail -8; }
+	for k in "$K1" "$K2" "$C2"; do
+		k=${k#DHHC-1:??:}; k=${k%:}
+		f=$(grep -rlF --exclude=job.fio -- "${k:0:16}" "$d")
+		[ -z "$f" ] || hits="$hits $f"
+	done
+	if [ -n "$hits" ]; then
+		bad "$name: secret" "a key appears in:$hits"
+	elif ! python3 - "$d/1.stdout" "$d/run/2.json" "$d/3.stdout" <<'PY'
+import json, sys
+seen = 0
+for p in sys.argv[1:]:
+    t = open(p).read()
+    d = json.JSONDecoder().raw_decode(t[t.index('{\n  "fio version"'):])[0]  # past other lines
+    # options before --name are global ones (fio's command line); a job file's are the job's
+    for o in [d.get("global options", {})] + [j.get("job options", {})
+                                              for j in d.get("client_stats", d.get("jobs", []))]:
+        for k in ("dhchap_secret", "dhchap_ctrl_secret"):
+            if k in o:
+                assert o[k] == "<hidden>", (p, k)
+                seen += 1
+assert seen >= 3, "job options show no dhchap_secret: %d" % seen
+PY
+	then
+		bad "$name: json" "fio's JSON does not parse, or does not show the secrets as <hidden>"
+	else
+		ok "$name: no key text in $(find "$d" -type f ! -name job.fio | wc -l) files (stdout, stderr, json, json+, terse, logs, client and server); JSON shows <hidden>"
+	fi
 }

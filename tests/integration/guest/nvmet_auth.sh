@@ -75,6 +75,9 @@ target "$H2" sha256 ffdhe2048
 auth_case tcp-bidi-sha256-ffdhe2048-2q "DH-HMAC-CHAP sha256 ffdhe2048 bidirectional" $AT \
 	--hostnqn=$H2 --dhchap_secret=$K2 --dhchap_ctrl_secret=$C2 --io_queues=2 --thread=1
 
+# every output fio makes, with the keys given inline: none shows them
+secret_outputs outputs $AT --hostnqn=$H2 --dhchap_secret=$K2 --dhchap_ctrl_secret=$C2
+
 # the kernel initiator with the same key against the same configuration: the baseline the
 # engine's cases stand beside (it authenticates, its namespace appears, it disconnects)
 target "$H1" sha256 ffdhe2048
