@@ -15,8 +15,14 @@
 #include "nvmf_auth.h"
 #include "nvmf_err.h"
 #include "nvmf_lane.h"
+#include "nvmf_mpath.h"
 #include "nvmf_rdma.h"
 #include "nvmf_shim.h"
+#include "nvmf_tcp.h"
+
+/* A job's event-mode wait sleeps on all of its queues: issue 43 found 256 for 512. */
+_Static_assert(NVMF_TCP_WAIT_MAX >= NVMF_MAX_PATHS * NVMF_MAX_IO_QUEUES,
+	       "an NVMe/TCP wait must hold every queue of a job");
 
 #define NVMF_MAX_PATHS_WAIT 16    /* lanes one nvmf_lanes_wait sleeps on */
 #define NVMF_SCRATCH_SIZE 8192      /* Identify data (4 KiB) and Connect data (1 KiB) */

@@ -60,7 +60,8 @@ int nvmf_policy_target_local(const struct sockaddr *local, const struct sockaddr
 		const struct in6_addr *p = &((const struct sockaddr_in6 *)peer)->sin6_addr;
 
 		inet_ntop(AF_INET6, p, addr, sizeof(addr));
-		if (IN6_IS_ADDR_LOOPBACK(p)) {
+		/* an IPv4 address as IPv6 (::ffff:a.b.c.d): IPv4's loopback range is 127/8 */
+		if (IN6_IS_ADDR_LOOPBACK(p) || (IN6_IS_ADDR_V4MAPPED(p) && p->s6_addr[12] == 127)) {
 			snprintf(why, len, "the target %s is loopback", addr);
 			return 1;
 		}

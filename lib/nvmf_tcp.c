@@ -42,7 +42,6 @@
 /* NVMe/TCP gives the admin queue 8 KiB capsules (4.1); I/O queues say theirs in IOCCSZ. */
 #define NVMF_TCP_ADMIN_INCAPSULE 8192
 #define NVMF_TCP_ARM_FLUSH_MS    100
-#define NVMF_TCP_WAIT_MAX        256
 /* Data from this size goes to the socket by reference (vmsplice into a pipe, splice to the
  * socket: the kernel initiator's way, no copy into socket buffers); smaller data is copied by
  * sendmsg. On a real CPU copying 32 KiB costs about what the two more system calls and the page

@@ -9,6 +9,10 @@
 #include "nvmf_queue.h"
 #include "nvmf_fabric.h"
 
+/* The sockets one event-mode wait sleeps on: every I/O queue of a job, 8 paths of 64 queues
+ * (nvmf_lane.c asserts it holds NVMF_MAX_PATHS x NVMF_MAX_IO_QUEUES). */
+#define NVMF_TCP_WAIT_MAX 512
+
 /* The queue over fd, a stream socket already connected to the controller (the tests' end of a
  * socketpair; nvmf_fabric_tcp.create connects one and comes here): the fd is made non-blocking
  * and taken over (closed by destroy, or at once on failure), ICReq sent, ICResp awaited for up

@@ -88,6 +88,12 @@ static void test_target_local(void)
 		{ "fd00::1", "fd00::1", 1, "the target fd00::1 is this host's own address" },
 		{ "fd00::1", "fd00::2", 0, "the target fd00::2 is remote" },
 		{ "10.99.0.1", "::1", 1, "the target ::1 is loopback" },
+		/* IPv4 written as IPv6 (issue 43, item 10: these were remote) */
+		{ "10.99.0.1", "::ffff:127.0.0.1", 1, "the target ::ffff:127.0.0.1 is loopback" },
+		{ "10.99.0.1", "::ffff:127.3.0.9", 1, "the target ::ffff:127.3.0.9 is loopback" },
+		{ "::ffff:10.99.0.1", "::ffff:10.99.0.1", 1, "the target ::ffff:10.99.0.1 is this host's own address" },
+		{ "10.99.0.1", "::ffff:10.99.0.2", 0, "the target ::ffff:10.99.0.2 is remote" },
+		{ "10.99.0.1", "::ffff:128.0.0.1", 0, "the target ::ffff:128.0.0.1 is remote" },
 		{ "10.99.0.1", "fd00::1", 0, "the target fd00::1 is remote" },   /* families differ */
 		{ NULL, "10.99.0.1", 0, "the target 10.99.0.1 is remote" },
 		{ "10.99.0.1", NULL, 0, "the target's address is unknown: taken as remote" },

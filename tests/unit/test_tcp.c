@@ -1852,6 +1852,93 @@ static void test_kill_thread(void)
 	conn_close(&c);
 }
 
+struct late_write {
+	int     fd;
+	uint8_t pdu[64];
+	size_t  len;
+};
+
+static void *late_write_thread(void *arg)
+{
+	struct late_write *w = arg;
+
+	usleep(100000);
+	tgt_write(w->fd, w->pdu, w->len);
+	return NULL;
+}
+
+/* Event mode over every queue a job may hold (8 paths x 64: issue 43, item 10, the wait
+ * watched 256): the last queue's response wakes the wait long before its timeout. */
+static void test_events_512(void)
+{
+	enum { N = 512 };
+	static int tfd[N];
+	static struct nvmf_queue *qs[N];
+	struct nvmf_queue *const *sets[1] = { qs };
+	struct rlimit rl;
+	uint8_t cap[80], d[512];
+	unsigned n = 0, ns[1];
+	struct nvmf_req *r;
+	uint64_t t0;
+	int c;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < 2 * N + 64) {
+		rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (; n < N; n++) {
+		struct nvmf_fabric_params p;
+		uint8_t ic[128];
+		char err[256];
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			break;
+		icresp_bytes(ic, 0, 0, 0, 8192);
+		tgt_write(sv[1], ic, sizeof(ic));
+		memset(&p, 0, sizeof(p));
+		p.qid = QID;
+		p.entries = 4;
+		p.timeout_ms = 1000;
+		p.use_events = 1;
+		if (nvmf_tcp_queue_create_fd(&qs[n], sv[0], &p, err, sizeof(err))) {
+			close(sv[1]);
+			break;
+		}
+		tfd[n] = sv[1];
+		CHECK(tgt_read(NULL, tfd[n], ic, sizeof(ic)) == 0);
+	}
+	if (n < N) {
+		fprintf(stderr, "events_512: only %u queues (descriptors): not tested\n", n);
+	} else {
+		ns[0] = N;
+		struct late_write lw;
+		pthread_t th;
+
+		r = submit_rw(qs[N - 1], NVME_CMD_READ, d, 512, 0);
+		CHECK(tgt_read(qs[N - 1], tfd[N - 1], cap, 72) == 0);
+		/* the response comes while the wait sleeps in poll() */
+		lw.fd = tfd[N - 1];
+		lw.len = pdu_rsp(lw.pdu, 0, r->cid, 0);
+		pthread_create(&th, NULL, late_write_thread, &lw);
+		t0 = now_ms();
+		c = nvmf_fabric_tcp.sets_wait(sets, ns, 1, 5000);
+		pthread_join(th, NULL);
+		CHECK_EQ(c, 1);
+		CHECK(now_ms() - t0 < 2500);
+		nvmf_queue_put(qs[N - 1], r);
+		/* and one sleeps the whole timeout when nothing comes */
+		t0 = now_ms();
+		CHECK_EQ(nvmf_fabric_tcp.sets_wait(sets, ns, 1, 100), 0);
+		CHECK(now_ms() - t0 >= 90);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		nvmf_fabric_tcp.destroy(qs[i], 0);
+		close(tfd[i]);
+	}
+}
+
 static void test_events(void)
 {
 	struct conn_opts o = { 0 };
@@ -2117,6 +2204,7 @@ int main(void)
 	test_kill_thread();
 	test_kill_unsent();
 	test_events();
+	test_events_512();
 	test_connect_loopback();
 	return check_done("test_tcp");
 }
