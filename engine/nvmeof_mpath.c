@@ -28,7 +28,8 @@ int nvmeof_pick_path(struct nvmeof_data *ld)
 }
 
 /* Multipath: a completion whose status blames the path (ANA inaccessible, transition,
- * persistent loss, a pathing error) takes the I/O to another path instead of to fio: back to
+ * persistent loss, a pathing error), without Do Not Retry, takes the I/O to another path
+ * instead of to fio: back to
  * the head of the backlog, posted after this reap; its path takes the state the status says
  * until the ANA log (re-read at once) says otherwise.  1: moved. */
 int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
@@ -38,7 +39,7 @@ int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
 	struct nvmf_mp_event *ev = NULL;
 	char why[NVMF_MP_WHY_LEN], st[128];
 
-	if (!nvmf_mp_status_is_path(io->status) || io->resubmits >= NVMEOF_MP_MAX_MOVES)
+	if (!nvmf_io_may_fail_over(io) || io->resubmits >= NVMEOF_MP_MAX_MOVES)
 		return 0;
 	if (ana != NVMF_ANA_UNKNOWN && nvmf_mp_usable(mpp)) {
 		nvme_status_format(st, sizeof(st), io->status, 0);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "nvmf_io.h"
+#include "nvmf_mpath.h"
 
 #define NVMF_DSM_MAX_NLB 0xffffffffULL  /* a DSM range counts blocks in 32 bits */
 #define NVMF_RW_MAX_NLB  0x10000ULL     /* NLB is 16 bits, 0's based */
@@ -90,6 +91,7 @@ nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvm
 	io->parts_left = n;
 	io->status = 0;
 	io->status_opc = 0;
+	io->status_dnr = 0;
 	io->err = 0;
 	if (q->data_keys) {
 		io->lkey = q->data_lkey;
@@ -223,6 +225,11 @@ int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 	return n;
 }
 
+int nvmf_io_may_fail_over(const struct nvmf_io *io)
+{
+	return io->status && nvmf_mp_status_is_path(io->status) && !io->status_dnr;
+}
+
 void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *completer)
 {
 	const struct nvmf_io_completer *cpl = completer;
@@ -234,6 +241,7 @@ void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *comp
 	if (code && !io->status) {
 		io->status = code;
 		io->status_opc = nvmf_req_sqe(q, req)->opcode;
+		io->status_dnr = (uint8_t)nvme_status_dnr(le16toh(req->cqe.status));
 	}
 	nvmf_queue_put(q, req);
 	if (--io->parts_left == 0)
@@ -345,6 +353,7 @@ int nvmf_io_requeue_lost(struct nvmf_queue *const *qs, unsigned nq, struct nvmf_
 			out->requeued++;
 		}
 		io->status = 0;
+		io->status_dnr = 0;
 		io->err = 0;
 		nvmf_io_backlog_add(bl, io->lim, io, 1);
 	}

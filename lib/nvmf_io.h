@@ -39,10 +39,15 @@ struct nvmf_io {
 	unsigned  parts_left;
 	uint16_t  status;      /* first failing NVMe status, (SCT << 8) | SC; 0: success */
 	uint8_t   status_opc;  /* opcode of the command that failed */
+	uint8_t   status_dnr;  /* that status had Do Not Retry set */
 	int       err;         /* negative errno: the command never completed */
 	uint8_t   resubmits;   /* times resubmitted after a reconnect or moved to another path */
 	uint8_t   path;        /* the caller's: the path it was staged on (multipath) */
 };
+
+/* Whether a failed I/O may go to another path: its status blames the path (SCT 3h) and the
+ * controller did not set Do Not Retry (the kernel completes those to the caller too). */
+int nvmf_io_may_fail_over(const struct nvmf_io *io);
 
 /* Commands this I/O needs under the limits. */
 unsigned nvmf_io_nr_cmds(const struct nvmf_io *io, const struct nvmf_io_limits *lim);

@@ -660,6 +660,8 @@ static void test_completion(void)
 	CHECK_EQ(dl.calls, 1);
 	CHECK_EQ(io.status, 0x281);
 	CHECK_EQ(io.status_opc, 0x01);
+	CHECK_EQ(io.status_dnr, 1);
+	CHECK(!nvmf_io_may_fail_over(&io));    /* not a path's status */
 	CHECK_EQ(io.parts_left, 0);
 	CHECK_EQ(nvmf_queue_available(&q), 7);
 	nvmf_queue_fini(&q);
@@ -698,6 +700,8 @@ static void test_completion(void)
 		CHECK(dl.io == &b);
 		CHECK_EQ(b.status, 0x301);
 		CHECK_EQ(b.status_opc, 0x01);
+		CHECK_EQ(b.status_dnr, 0);
+		CHECK(nvmf_io_may_fail_over(&b));
 		answer(1, 0);
 		CHECK_EQ(nvmf_queue_process(&q), 1);
 		CHECK_EQ(dl.calls, 2);
@@ -705,6 +709,27 @@ static void test_completion(void)
 		CHECK_EQ(a.status, 0);
 		nvmf_queue_fini(&q);
 	}
+	/* a path's status with Do Not Retry (issue 43, item 6): completed to the caller, not moved
+	 * to another path; the same without DNR, after a resubmit resets it, may move */
+	memset(&dl, 0, sizeof(dl));
+	setup(&q, 8);
+	nvmf_queue_set_complete(&q, nvmf_io_complete_req, &cpl);
+	io = mk_io(NVMF_IO_WRITE, 9, 1, 0, 8, buf);
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	answer(0, sp_status(NVME_SCT_PATH, 0x02, 1));          /* ANA persistent loss, DNR */
+	CHECK_EQ(nvmf_queue_process(&q), 1);
+	CHECK_EQ(io.status, 0x302);
+	CHECK_EQ(io.status_dnr, 1);
+	CHECK(!nvmf_io_may_fail_over(&io));
+	CHECK_EQ(nvmf_io_stage(&q, &lim, &io), 0);
+	CHECK_EQ(io.status_dnr, 0);
+	CHECK_EQ(nvmf_queue_flush(&q), 1);
+	answer(1, sp_status(NVME_SCT_PATH, 0x03, 0));          /* ANA inaccessible */
+	CHECK_EQ(nvmf_queue_process(&q), 1);
+	CHECK_EQ(io.status, 0x303);
+	CHECK(nvmf_io_may_fail_over(&io));
+	nvmf_queue_fini(&q);
 	CHECK_EQ(peer.overflow, 0);
 	free(buf);
 }
