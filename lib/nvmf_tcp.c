@@ -1007,6 +1007,23 @@ static int nvmf_tcp_ch_refused(struct nvmf_tcp_queue *tq, int rc, const char *wh
 			       tq->q.qid, why);
 }
 
+/* Bytes a wrong guess put into a command's buffer, once moved out to where they belong, are
+ * zeroed: where that command's own data never comes (a short transfer, one that fails) its
+ * buffer holds no other PDU's bytes, another command's data among them, and a buffer zeroed
+ * before the command (nvmf_get_log's) keeps zeros past what was transferred.  moved_to: where
+ * the bytes went when that is in the same buffer (a payload moved back to its offset): not
+ * cleared there. */
+static void nvmf_tcp_guess_clear(uint8_t *p, size_t k, const uint8_t *moved_to)
+{
+	uint8_t *from = p;
+
+	/* a payload moves back, never forward: a command's data comes in order */
+	if (moved_to && moved_to <= p && moved_to + k > p)
+		from = (uint8_t *)(uintptr_t)(moved_to + k);
+	if (from < p + k)
+		memset(from, 0, (size_t)(p + k - from));
+}
+
 /* Take what the state needs from the bytes in hand.  Bytes a speculative read put where they
  * belong (a header in rx_hdr, C2HData at its place in the command's buffer) are not copied;
  * others are moved (memmove: after a wrong guess, a C2HData payload can be moved within the
@@ -1028,8 +1045,10 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 		} else {
 			memmove(tq->rx_dst, p, k);
 			tq->st.rx_copied += k;
-			if (guess)
+			if (guess) {
 				tq->st.rx_spec_miss += k;
+				nvmf_tcp_guess_clear(p, k, tq->rx_dst);
+			}
 		}
 		return nvmf_tcp_data_in(tq, k);
 	case NVMF_TCP_RX_DDGST:
@@ -1038,8 +1057,10 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 		memcpy(tq->rx_ddgst + tq->rx_have, p, k);
 		tq->rx_pos += k;
 		tq->rx_have += (uint32_t)k;
-		if (guess)
+		if (guess) {
 			tq->st.rx_spec_miss += k;
+			nvmf_tcp_guess_clear(p, k, NULL);
+		}
 		return tq->rx_have == NVME_TCP_DIGEST_LEN ? nvmf_tcp_c2h_done(tq) : 0;
 	default:
 		k = tq->rx_need - tq->rx_have;
@@ -1048,8 +1069,10 @@ static int nvmf_tcp_rx_consume(struct nvmf_tcp_queue *tq)
 			memmove(tq->rx_hdr + tq->rx_have, p, k);
 		tq->rx_pos += k;
 		tq->rx_have += (uint32_t)k;
-		if (guess)
+		if (guess) {
 			tq->st.rx_spec_miss += k;
+			nvmf_tcp_guess_clear(p, k, NULL);
+		}
 		if (tq->rx_have < tq->rx_need)
 			return 0;
 		if (!tq->rx_ch_done) {

@@ -1631,6 +1631,58 @@ static void test_spec(void)
 /* A refused PDU while a capsule is half written (the socket full): the queue fails at once,
  * never waiting for room, and what reaches the target stays framed: the capsule's bytes, then
  * (as far as the socket took them) the H2CTermReq's, then the end. */
+/* Issue 43, item 8: a read answered with less data than it asked for (a short transfer): its
+ * buffer, zeroed before (as nvmf_get_log's is), keeps zeros past the data, although the
+ * speculative read put the next PDUs (another read's C2HData among them) there first. */
+static void test_short_c2h(void)
+{
+	struct conn_opts o = { 0 };
+	static uint8_t a[8192], b[4096], da[4096], db[4096], stream[16384];
+	uint8_t cap[80];
+	struct nvmf_req *ra, *rb;
+	struct conn c;
+	size_t n = 0;
+
+	if (conn_open(&c, &o))
+		return;
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	pattern(da, sizeof(da), 21);
+	pattern(db, sizeof(db), 22);
+	ra = submit_rw(c.q, NVME_CMD_READ, a, sizeof(a), 0);
+	rb = submit_rw(c.q, NVME_CMD_READ, b, sizeof(b), 0);
+	CHECK(read_capsule(&c, cap) == 0);
+	CHECK(read_capsule(&c, cap) == 0);
+	/* A's first 4 KiB; A's response (it stops there); B's data and response, in one go */
+	n = pdu_c2h(stream, 0, 0, ra->cid, 0, da, sizeof(da), 0);
+	tgt_write(c.tfd, stream, n);
+	CHECK_EQ(reap_n(c.q, 3), 0);
+	n = pdu_rsp(stream, 0, ra->cid, 0);
+	n += pdu_c2h(stream + n, 0, 0, rb->cid, 0, db, sizeof(db), 0);
+	n += pdu_rsp(stream + n, 0, rb->cid, 0);
+	tgt_write(c.tfd, stream, n);
+	CHECK_EQ(reap_until(c.q, rb), 0);
+	CHECK(ra->state == NVMF_REQ_COMPLETE);
+	CHECK(memcmp(a, da, sizeof(da)) == 0);
+	for (size_t i = 4096; i < sizeof(a); i++)
+		if (a[i]) {
+			fprintf(stderr, "short_c2h: byte %zu of the short read is 0x%02x, not 0\n", i, a[i]);
+			CHECK(a[i] == 0);
+			break;
+		}
+	CHECK(memcmp(b, db, sizeof(db)) == 0);
+	{
+		struct nvmf_xport_stats st;
+
+		memset(&st, 0, sizeof(st));
+		nvmf_fabric_tcp.stats(c.q, &st);
+		CHECK(st.rx_spec_miss > 0);     /* the guess did put them there */
+	}
+	nvmf_queue_put(c.q, ra);
+	nvmf_queue_put(c.q, rb);
+	conn_close(&c);
+}
+
 static void test_term_socket_full(void)
 {
 	struct conn_opts o = { .sndbuf = 4096 };
@@ -2198,6 +2250,7 @@ int main(void)
 	test_splice_fallback();
 	test_stats();
 	test_spec();
+	test_short_c2h();
 	test_term_socket_full();
 	test_close_quiet();
 	test_kill();
