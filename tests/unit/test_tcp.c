@@ -1904,6 +1904,33 @@ static void test_kill_thread(void)
 	conn_close(&c);
 }
 
+/* An event-mode queue (use_events) on a socketpair, past its ICReq/ICResp: 0, or -1 (no
+ * descriptors left, or the queue refused). */
+static int event_queue_open(struct nvmf_queue **q, int *tfd)
+{
+	struct nvmf_fabric_params p;
+	uint8_t ic[128];
+	char err[256];
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return -1;
+	icresp_bytes(ic, 0, 0, 0, 8192);
+	tgt_write(sv[1], ic, sizeof(ic));
+	memset(&p, 0, sizeof(p));
+	p.qid = QID;
+	p.entries = 4;
+	p.timeout_ms = 1000;
+	p.use_events = 1;
+	if (nvmf_tcp_queue_create_fd(q, sv[0], &p, err, sizeof(err))) {
+		close(sv[1]);
+		return -1;
+	}
+	*tfd = sv[1];
+	CHECK(tgt_read(NULL, *tfd, ic, sizeof(ic)) == 0);   /* the ICReq came */
+	return 0;
+}
+
 struct late_write {
 	int     fd;
 	uint8_t pdu[64];
@@ -1939,28 +1966,9 @@ static void test_events_512(void)
 		rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	for (; n < N; n++) {
-		struct nvmf_fabric_params p;
-		uint8_t ic[128];
-		char err[256];
-		int sv[2];
-
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+	for (; n < N; n++)
+		if (event_queue_open(&qs[n], &tfd[n]))
 			break;
-		icresp_bytes(ic, 0, 0, 0, 8192);
-		tgt_write(sv[1], ic, sizeof(ic));
-		memset(&p, 0, sizeof(p));
-		p.qid = QID;
-		p.entries = 4;
-		p.timeout_ms = 1000;
-		p.use_events = 1;
-		if (nvmf_tcp_queue_create_fd(&qs[n], sv[0], &p, err, sizeof(err))) {
-			close(sv[1]);
-			break;
-		}
-		tfd[n] = sv[1];
-		CHECK(tgt_read(NULL, tfd[n], ic, sizeof(ic)) == 0);
-	}
 	if (n < N) {
 		fprintf(stderr, "events_512: only %u queues (descriptors): not tested\n", n);
 	} else {
@@ -2010,24 +2018,8 @@ static void test_events(void)
 	CHECK(now_ms() - t0 < 400);
 	conn_close(&c);
 
-	{
-		/* event mode: a queue made with use_events */
-		struct nvmf_fabric_params p;
-		uint8_t ic[128];
-		int sv[2];
-
-		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-		icresp_bytes(ic, 0, 0, 0, 8192);
-		tgt_write(sv[1], ic, sizeof(ic));
-		memset(&p, 0, sizeof(p));
-		p.qid = QID;
-		p.entries = 4;
-		p.timeout_ms = 1000;
-		p.use_events = 1;
-		CHECK_EQ(nvmf_tcp_queue_create_fd(&c.q, sv[0], &p, c.err, sizeof(c.err)), 0);
-		c.tfd = sv[1];
-		CHECK(tgt_read(NULL, c.tfd, ic, sizeof(ic)) == 0);
-	}
+	/* event mode: a queue made with use_events */
+	CHECK_EQ(event_queue_open(&c.q, &c.tfd), 0);
 	qs[0] = c.q;
 	t0 = now_ms();
 	CHECK_EQ(nvmf_fabric_tcp.wait(qs, 1, 60), 0);
