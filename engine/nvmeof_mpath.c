@@ -29,9 +29,8 @@ int nvmeof_pick_path(struct nvmeof_data *ld)
 
 /* Multipath: a completion whose status blames the path (ANA inaccessible, transition,
  * persistent loss, a pathing error), without Do Not Retry, takes the I/O to another path
- * instead of to fio: back to
- * the head of the backlog, posted after this reap; its path takes the state the status says
- * until the ANA log (re-read at once) says otherwise.  1: moved. */
+ * instead of to fio: back to the head of the backlog, posted after this reap; its path takes
+ * the state the status says until the ANA log (re-read at once) says otherwise.  1: moved. */
 int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
 {
 	struct nvmf_mp_path *mpp = &ld->mp.p[io->path];

@@ -22,11 +22,10 @@ static int nvmeof_is_secret(const char *name)
 	return 0;
 }
 
-/* Replace the secrets' values in one of fio's option lists; how many were there. */
-static unsigned nvmeof_hide_in(struct flist_head *list)
+/* Replace the secrets' values in one of fio's option lists. */
+static void nvmeof_hide_in(struct flist_head *list)
 {
 	struct flist_head *e;
-	unsigned n = 0;
 
 	flist_for_each(e, list) {
 		struct print_option *p = flist_entry(e, struct print_option, list);
@@ -39,9 +38,7 @@ static unsigned nvmeof_hide_in(struct flist_head *list)
 		explicit_bzero(p->value, strlen(p->value));
 		free(p->value);
 		p->value = hidden;
-		n++;
 	}
-	return n;
 }
 
 int nvmeof_hide_secrets(struct thread_data *td)

@@ -147,8 +147,9 @@ int  nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct 
  * it, with Authentication Send/Receive on q (each waits up to timeout_ms), the messages in buf
  * (NVMF_AUTH_MSG_MAX bytes the target reaches with key rkey: the lane's registered scratch),
  * sleeping in wait(wait_ctx) as nvmf_queue_exec_wait does (NULL: polling q; the lane's wait
- * also notices a target that ended the connection).  0 (authenticated, or not asked); -EPROTONOSUPPORT for ASCR (secure channel concatenation);
- * else nvmf_auth_exchange's errors.  One line in err. */
+ * also notices a target that ended the connection).  0 (authenticated, or not asked);
+ * -EPROTONOSUPPORT for ASCR (secure channel concatenation); else nvmf_auth_exchange's errors.
+ * One line in err. */
 int  nvmf_auth_after_connect(struct nvmf_auth_session *s, struct nvmf_queue *q, uint32_t dw0,
 			     uint8_t *buf, uint32_t rkey, unsigned timeout_ms,
 			     nvmf_exec_wait_fn wait, void *wait_ctx, char *err, size_t errlen);

@@ -227,7 +227,7 @@ int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 
 int nvmf_io_may_fail_over(const struct nvmf_io *io)
 {
-	return io->status && nvmf_mp_status_is_path(io->status) && !io->status_dnr;
+	return nvmf_mp_status_is_path(io->status) && !io->status_dnr;
 }
 
 void nvmf_io_complete_req(struct nvmf_queue *q, struct nvmf_req *req, void *completer)

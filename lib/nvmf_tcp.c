@@ -165,7 +165,6 @@ struct nvmf_tcp_queue {
 	char                 kill_why[160];
 	int                  inet;          /* a TCP socket (not the unit tests' AF_UNIX pairs) */
 	int                  term_sent;     /* an H2CTermReq was written: let it go before the abort */
-	unsigned             below;         /* bytes still below TCP when nvmf_tcp_shut gave up */
 };
 
 static struct nvmf_tcp_queue *nvmf_tcp_of(struct nvmf_queue *q)
@@ -210,14 +209,15 @@ static unsigned nvmf_tcp_below(int fd)
  * them: aborted, and (TCP) held until the packets it had handed down have left the host, so
  * that no byte of a command leaves after the command is handed back (the caller fails them
  * next).  An H2CTermReq just written gets a moment to go out first: the controller should
- * hear why. */
-static void nvmf_tcp_shut(struct nvmf_tcp_queue *tq)
+ * hear why.  Returns the bytes still below TCP when the wait gave up (0: none). */
+static unsigned nvmf_tcp_shut(struct nvmf_tcp_queue *tq)
 {
 	uint64_t deadline;
+	unsigned below;
 	int out = 0;
 
 	if (__atomic_load_n(&tq->dead, __ATOMIC_ACQUIRE))
-		return;
+		return 0;
 	__atomic_store_n(&tq->dead, 1, __ATOMIC_RELEASE);
 	deadline = nvmf_now_ms() + NVMF_TCP_TERM_GRACE_MS;
 	while (tq->term_sent && !__atomic_load_n(&tq->killed, __ATOMIC_ACQUIRE) &&
@@ -225,22 +225,23 @@ static void nvmf_tcp_shut(struct nvmf_tcp_queue *tq)
 		usleep(1000);
 	nvmf_tcp_abort(tq->fd);
 	if (!tq->inet)
-		return;
+		return 0;
 	deadline = nvmf_now_ms() + NVMF_TCP_DRAIN_MS;
-	while ((tq->below = nvmf_tcp_below(tq->fd)) && nvmf_now_ms() < deadline)
+	while ((below = nvmf_tcp_below(tq->fd)) && nvmf_now_ms() < deadline)
 		usleep(1000);
+	return below;
 }
 
 /* The queue is lost with msg (the first failure's stays), its socket shut. */
 static int nvmf_tcp_fail_msg(struct nvmf_tcp_queue *tq, int err, const char *msg)
 {
 	char m[sizeof(tq->q.fatal_msg)];
+	unsigned below = nvmf_tcp_shut(tq);
 
-	nvmf_tcp_shut(tq);
-	if (!tq->below)
+	if (!below)
 		return nvmf_queue_abandon(&tq->q, err, msg);
 	snprintf(m, sizeof(m), "%s (%u bytes of it were still queued below TCP after %u ms: "
-		 "they may yet reach the target)", msg, tq->below, NVMF_TCP_DRAIN_MS);
+		 "they may yet reach the target)", msg, below, NVMF_TCP_DRAIN_MS);
 	return nvmf_queue_abandon(&tq->q, err, m);
 }
 

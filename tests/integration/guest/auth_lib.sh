@@ -2,12 +2,19 @@
 # target) share; sourced after lib.sh, with K1 K2 C2 (the keys in use) and W (the data job's
 # fio options) set.
 
-no_secret() {   # no_secret NAME: no key text in anything the run printed (its log, its JSON)
-	local k f
+key_marks() {   # the text that marks each key in use: 16 characters of its base64
+	local k
 	for k in "$K1" "$K2" "$C2"; do
 		k=${k#DHHC-1:??:}; k=${k%:}
+		printf '%s\n' "${k:0:16}"
+	done
+}
+
+no_secret() {   # no_secret NAME: no key text in anything the run printed (its log, its JSON)
+	local k f
+	for k in $(key_marks); do
 		for f in "$WORK/$1.log" "$WORK/$1.json"; do
-			if [ -e "$f" ] && grep -qF -- "${k:0:16}" "$f"; then bad "$1: secret" "a key appears in ${f##*/}"; return; fi
+			if [ -e "$f" ] && grep -qF -- "$k" "$f"; then bad "$1: secret" "a key appears in ${f##*/}"; return; fi
 		done
 	done
 }
@@ -66,7 +73,7 @@ reconnect_verdict() {
 # (the job file, the input, aside), nor on any stdout or stderr; fio's JSON parses and shows
 # each secret option as <hidden> (issue 43: fio printed them under "job options").
 secret_outputs() {
-	local name=$1 d=$WORK/$1.out k f hits= port=8799 spid rc1 rc2 rc3
+	local name=$1 d=$WORK/$1.out k i f hits= port=8799 spid rc1 rc2 rc3
 	shift
 	rm -rf "$d"; mkdir -p "$d/run" && cd "$d/run" || { bad "$name" "no work directory"; return; }
 	fio --output-format=normal,json+,terse "$@" --name=s $W >"$d/1.stdout" 2>"$d/1.stderr"; rc1=$?
@@ -77,15 +84,14 @@ secret_outputs() {
 	for k in "$@" $W; do case $k in --*=*) k=${k#--}; printf '%s=%s\n' "${k%%=*}" "${k#*=}";; esac; done >>"$d/job.fio"
 	fio --server=ip:127.0.0.1,$port >"$d/srv.stdout" 2>"$d/srv.stderr" &
 	spid=$!
-	for k in $(seq 60); do grep -q "$(printf ':%04X 00000000:0000 0A' $port)" /proc/net/tcp && break; sleep 0.5; done
+	for i in $(seq 60); do grep -q "$(printf ':%04X 00000000:0000 0A' $port)" /proc/net/tcp && break; sleep 0.5; done
 	timeout 300 fio --client=ip:127.0.0.1,$port --output-format=json "$d/job.fio" \
 		>"$d/3.stdout" 2>"$d/3.stderr"; rc3=$?
 	kill $spid 2>/dev/null; wait $spid 2>/dev/null
 	cd "$REPO" || true
 	[ "$rc1$rc2$rc3" = 000 ] || { bad "$name" "fio exited $rc1 $rc2 $rc3 (direct, to a file, client)"; sed 's/^/    | /' "$d"/*.stderr | tail -8; }
-	for k in "$K1" "$K2" "$C2"; do
-		k=${k#DHHC-1:??:}; k=${k%:}
-		f=$(grep -rlF --exclude=job.fio -- "${k:0:16}" "$d")
+	for k in $(key_marks); do
+		f=$(grep -rlF --exclude=job.fio -- "$k" "$d")
 		[ -z "$f" ] || hits="$hits $f"
 	done
 	if [ -n "$hits" ]; then
