@@ -730,9 +730,26 @@ int nvmf_auth_exchange(struct nvmf_auth_session *s, uint16_t qid, const struct n
 		goto out;
 	}
 
-	/* DH-HMAC-CHAP_Challenge */
+	/* DH-HMAC-CHAP_Challenge, or Failure1 when the controller allows nothing offered.  nvmet
+	 * 6.12 ends the connection as it sends that Failure1 too (see the result below). */
 	memset(buf, 0, NVMF_AUTH_MSG_MAX);
 	if ((rc = ops->recv(ops->ctx, NVMF_AUTH_MSG_MAX, why, sizeof(why)))) {
+		if (nvmf_auth_conn_gone(rc)) {
+			char fw[96];
+
+			if (nvmf_auth_parse_challenge(buf, NVMF_AUTH_MSG_MAX, tid, &ci, &rce, fw,
+						      sizeof(fw)) == NVMF_AUTH_FAILURE1)
+				rc = nvmf_errf(err, errlen, -EACCES, "queue %u: DH-HMAC-CHAP: the "
+					       "controller refused the negotiation: %s, then it ended "
+					       "the connection", qid, fw);
+			else
+				rc = nvmf_errf(err, errlen, -EACCES, "queue %u: DH-HMAC-CHAP: the "
+					       "controller refused the negotiation (it ended the "
+					       "connection instead of answering it: %s): do "
+					       "dhchap_digests and dhchap_dhgroups hold what the target "
+					       "allows this host?", qid, why);
+			goto out;
+		}
 		rc = nvmf_errf(err, errlen, rc, "queue %u: DH-HMAC-CHAP: Authentication Receive "
 			       "(the challenge) failed: %s", qid, why);
 		goto out;

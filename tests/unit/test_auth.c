@@ -204,6 +204,8 @@ enum sc_fault {
 	SC_DH_ZERO,        /* the controller's DH value is 0 */
 	SC_HANGUP,         /* the connection ends instead of the answer to the reply */
 	SC_HANGUP_F1,      /* Failure1's data lands, then the connection ends (no response) */
+	SC_NEG_HANGUP,     /* the connection ends instead of the answer to the negotiation */
+	SC_NEG_HANGUP_F1,  /* the negotiation's Failure1 lands, then the connection ends */
 };
 
 struct sctl {
@@ -322,6 +324,12 @@ static int sc_recv(void *ctx, uint32_t al, char *why, size_t whylen)
 		if (c->fault == SC_FAILURE1_NEG) {
 			sc_failure1(c, c->tid, NVMF_AUTH_RCE_HASH_UNUSABLE);
 			return 0;
+		}
+		if (c->fault == SC_NEG_HANGUP || c->fault == SC_NEG_HANGUP_F1) {
+			if (c->fault == SC_NEG_HANGUP_F1)
+				sc_failure1(c, c->tid, NVMF_AUTH_RCE_DHGROUP_UNUSABLE);
+			snprintf(why, whylen, "the target closed the connection of queue 3");
+			return -ECONNRESET;
 		}
 		m[0] = NVMF_AUTH_TYPE_DHCHAP;
 		m[1] = c->fault == SC_WRONG_MSG ? NVMF_AUTH_ID_SUCCESS1 : NVMF_AUTH_ID_CHALLENGE;
@@ -488,6 +496,8 @@ static void test_exchange_hostile(void)
 		{ SC_DH_ZERO, 0, -EPROTO, NVMF_AUTH_RCE_BAD_PAYLOAD, "ffdhe2048 with the controller's public value failed" },
 		{ SC_HANGUP, 0, -EACCES, 0, "refused the host's response (it ended the connection instead of answering it: the target disconnected queue 3" },
 		{ SC_HANGUP_F1, 0, -EACCES, 0, "refused the host's response (AUTH_Failure1: authentication failed, then it ended the connection)" },
+		{ SC_NEG_HANGUP, 0, -EACCES, 0, "refused the negotiation (it ended the connection instead of answering it: the target closed the connection of queue 3): do dhchap_digests" },
+		{ SC_NEG_HANGUP_F1, 0, -EACCES, 0, "refused the negotiation: AUTH_Failure1: DH group not usable, then it ended the connection" },
 	};
 	char err[256];
 

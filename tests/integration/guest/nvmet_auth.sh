@@ -61,8 +61,21 @@ target() {
 target "$H1" sha256 null
 auth_case uni-sha256-null "DH-HMAC-CHAP sha256 null" $A --hostnqn=$H1 --dhchap_secret=$K1 \
 	--dhchap_digests=sha256
-expect_fail null-only "the controller refused the negotiation: AUTH_Failure1: DH group not usable" \
-	$A --hostnqn=$H1 --dhchap_secret=$K1 --dhchap_dhgroups=null --name=n $W
+# nvmet 6.12 ends the connection as it sends that Failure1 (as for a wrong key, below): the reason
+# when its data landed first, else the refusal said as such; either at once, never a timeout.
+orders=
+for t in r1 r2 t1; do
+	case $t in r*) X=$A;; *) X=$AT;; esac
+	s0=$(date +%s%N)
+	expect_fail "null-only-$t" "the controller refused the negotiation(: AUTH_Failure1: DH group not usable| \(it ended the connection instead of answering it)" \
+		$X --hostnqn=$H1 --dhchap_secret=$K1 --dhchap_dhgroups=null --name=n $W
+	ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+	[ $ms -lt 6000 ] || bad "null-only-$t" "took $ms ms: the refusal waited for a timeout"
+	if grep -q 'instead of answering' "$WORK/null-only-$t.log"; then orders="$orders $t:disconnect"
+	elif grep -q 'then it ended the connection' "$WORK/null-only-$t.log"; then orders="$orders $t:data-then-disconnect"
+	else orders="$orders $t:answer"; fi
+done
+ok "null group only, each order the target took:$orders"
 target "$H1" sha384 ffdhe2048
 printf '# the host key\n%s\n' "$K1" > "$WORK/h1.secret"; chmod 600 "$WORK/h1.secret"
 auth_case uni-sha384-ffdhe2048-file "DH-HMAC-CHAP sha384 ffdhe2048" $A --hostnqn=$H1 \
