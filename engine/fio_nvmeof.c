@@ -618,7 +618,7 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 			ld->max_backlog = ld->backlog.nr;
 	}
 	if (rc == 1)
-		ld->unstamped[ld->nr_unstamped++] = io_u;
+		ld->unstamped[ld->nr_unstamped++] = io;
 	return FIO_Q_QUEUED;
 }
 
@@ -807,7 +807,7 @@ static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
 	struct nvmeof_data *ld = arg;
 
 	io->path = (uint8_t)ld->pump_path;
-	ld->unstamped[ld->nr_unstamped++] = io->user;
+	ld->unstamped[ld->nr_unstamped++] = io;
 }
 
 /* Stage what waits in the backlog and fits now, post everything staged in one chain, and
@@ -815,6 +815,7 @@ static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
 static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 {
 	struct timespec now;
+	unsigned posted;
 	int rc;
 
 	/* Waiting I/Os go to the least busy queues first, in arrival order. */
@@ -831,27 +832,32 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 	}
 	if (!ld->nr_unstamped)
 		return 0;
-	/* One chain per queue that has commands staged. */
-	for (unsigned i = 0; i < ld->nr_q; i++) {
-		if (!ld->qs[i]->nr_staged)
-			continue;
-		if ((rc = nvmf_queue_flush(ld->qs[i])) < 0)
-			return rc;
-		ld->nr_posted[i] += (unsigned)rc;
-	}
-	if (fio_fill_issue_time(td))
-		fio_gettime(&now, NULL);
-	for (unsigned i = 0; i < ld->nr_unstamped; i++) {
+	/* One chain per queue that has commands staged; the I/Os that went out are stamped.  A
+	 * queue whose post failed keeps its I/Os here (first to last: the caller's loss handling
+	 * hands them back), and the error goes up once every other queue has posted. */
+	rc = nvmf_io_post(ld->qs, ld->nr_q, ld->nr_posted, ld->unstamped, ld->nr_unstamped, &posted);
+	if (posted) {
 		if (fio_fill_issue_time(td))
-			memcpy(&ld->unstamped[i]->issue_time, &now, sizeof(now));
-		io_u_queued(td, ld->unstamped[i]);
+			fio_gettime(&now, NULL);
+		for (unsigned i = 0; i < posted; i++) {
+			struct io_u *io_u = ld->unstamped[i]->user;
+
+			if (fio_fill_issue_time(td))
+				memcpy(&io_u->issue_time, &now, sizeof(now));
+			io_u_queued(td, io_u);
+		}
+		/* An engine that sets issue times (FIO_ASYNCIO_SETS_ISSUE_TIME) owns td->last_issue
+		 * too: read_iolog replay waits each logged gap from it (fio_fill_issue_time holds
+		 * then). */
+		if (td->o.read_iolog_file)
+			memcpy(&td->last_issue, &now, sizeof(now));
+		io_u_mark_submit(td, posted);
+		memmove(ld->unstamped, ld->unstamped + posted,
+			(ld->nr_unstamped - posted) * sizeof(ld->unstamped[0]));
+		ld->nr_unstamped -= posted;
 	}
-	/* An engine that sets issue times (FIO_ASYNCIO_SETS_ISSUE_TIME) owns td->last_issue too:
-	 * read_iolog replay waits each logged gap from it (fio_fill_issue_time holds then). */
-	if (td->o.read_iolog_file)
-		memcpy(&td->last_issue, &now, sizeof(now));
-	io_u_mark_submit(td, ld->nr_unstamped);
-	ld->nr_unstamped = 0;
+	if (rc < 0)
+		return rc;
 	if (ld->hybrid_us)
 		ld->active_us = nvmf_now_us();
 	return 0;

@@ -60,7 +60,7 @@ struct nvmeof_data {
 	struct io_u       **events;      /* completed, not yet handed to fio */
 	unsigned            nr_events;
 	unsigned            ev_handed;   /* events[0..ev_handed) given out by the last getevents */
-	struct io_u       **unstamped;   /* staged, not yet posted and stamped */
+	struct nvmf_io    **unstamped;   /* staged, not yet posted and stamped */
 	unsigned            nr_unstamped;
 	struct nvmf_io_backlog backlog;  /* queued I/Os waiting for free slots */
 	uint64_t            stop_seen_ms; /* when getevents first saw fio stopping the job */

@@ -238,7 +238,7 @@ static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, uns
 	}
 	/* Staged here and not posted: back in the backlog, stamped when posted elsewhere. */
 	for (unsigned i = 0; i < ld->nr_unstamped; i++)
-		if (((struct nvmf_io *)ld->unstamped[i]->engine_data)->path != p)
+		if (ld->unstamped[i]->path != p)
 			ld->unstamped[keep++] = ld->unstamped[i];
 	ld->nr_unstamped = keep;
 	mpp->connected = 0;

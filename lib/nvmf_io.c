@@ -89,6 +89,7 @@ nvmf_io_build(struct nvmf_queue *q, const struct nvmf_io_limits *lim, struct nvm
 	int rc;
 
 	io->parts_left = n;
+	io->q = q;
 	io->status = 0;
 	io->status_opc = 0;
 	io->status_dnr = 0;
@@ -199,6 +200,42 @@ int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
 	}
 	nvmf_io_backlog_add(bl, lim, io, 0);
 	return 0;
+}
+
+int nvmf_io_post(struct nvmf_queue *const *qs, unsigned nq, uint64_t *cmds, struct nvmf_io **ios,
+		 unsigned nr_ios, unsigned *nr_posted)
+{
+	unsigned posted = 0;
+	int first = 0;
+
+	for (unsigned i = 0; i < nq; i++) {
+		int rc;
+
+		if (!qs[i]->nr_staged)
+			continue;
+		if ((rc = nvmf_queue_flush(qs[i])) < 0) {
+			if (!first)
+				first = rc;
+			continue;
+		}
+		cmds[i] += (unsigned)rc;
+	}
+	/* Stable partition: a queue that failed is fatal, and nothing staged on a live queue is
+	 * left after its flush. */
+	if (!first) {
+		*nr_posted = nr_ios;
+		return 0;
+	}
+	for (unsigned i = 0; i < nr_ios; i++) {
+		struct nvmf_io *io = ios[i];
+
+		if (io->q->fatal)
+			continue;
+		memmove(&ios[posted + 1], &ios[posted], (i - posted) * sizeof(ios[0]));
+		ios[posted++] = io;
+	}
+	*nr_posted = posted;
+	return first;
 }
 
 int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,

@@ -43,6 +43,7 @@ struct nvmf_io {
 	int       err;         /* negative errno: the command never completed */
 	uint8_t   resubmits;   /* times resubmitted after a reconnect or moved to another path */
 	uint8_t   path;        /* the caller's: the path it was staged on (multipath) */
+	struct nvmf_queue *q;  /* the queue its commands were last staged on */
 };
 
 /* Whether a failed I/O may go to another path: its status blames the path (SCT 3h) and the
@@ -119,6 +120,14 @@ struct nvmf_io_lost {
 int nvmf_io_requeue_lost(struct nvmf_queue *const *qs, unsigned nq, struct nvmf_io_backlog *bl,
 			 int resubmit, int err, const struct nvmf_io_completer *cpl,
 			 struct nvmf_io_lost *out);
+
+/* Post what each of the nq queues has staged (one chain a queue), every queue even after one
+ * fails, and order ios (I/Os staged since the last post) so that those whose commands went out
+ * come first, in their order: *nr_posted of them.  Those on a queue whose post failed follow;
+ * that queue is fatal and its owner hands them back.  cmds[i] grows by the commands queue i
+ * posted.  0, or the first failing queue's error. */
+int nvmf_io_post(struct nvmf_queue *const *qs, unsigned nq, uint64_t *cmds, struct nvmf_io **ios,
+		 unsigned nr_ios, unsigned *nr_posted);
 
 /* The queue is gone: every I/O still waiting in bl completes with err, in order. */
 void nvmf_io_backlog_fail(struct nvmf_io_backlog *bl, int err, const struct nvmf_io_completer *cpl);

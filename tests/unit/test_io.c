@@ -1006,6 +1006,70 @@ static void test_requeue_lost(void)
 	free(buf);
 }
 
+/* nvmf_io_post: the second of three queues fails its post.  The third still posts, and the
+ * I/Os that went out come first, in order (the engine stamps exactly those), the failed
+ * queue's after; with no failure the order is untouched. */
+static struct scripted_peer peers[3];
+
+static void test_post_partial(void)
+{
+	struct nvmf_queue q[3];
+	struct nvmf_queue *qs[3] = { &q[0], &q[1], &q[2] };
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
+	struct nvmf_io_backlog bl = { 0 };
+	static uint8_t buf[64 * KiB];
+	struct nvmf_io a, b, c, d, e;
+	struct nvmf_io *ios[5];
+	uint64_t cmds[3] = { 0, 0, 7 };
+	unsigned posted = 99;
+
+	for (int fail = 0; fail <= 1; fail++) {
+		for (unsigned i = 0; i < 3; i++) {
+			CHECK_EQ(nvmf_queue_init(&q[i], (uint16_t)(i + 1), 8), 0);
+			sp_attach(&peers[i], &q[i]);
+			CHECK_EQ(nvmf_queue_post_recvs(&q[i]), 0);
+		}
+		cmds[0] = cmds[1] = 0;
+		cmds[2] = 7;
+		if (fail)
+			peers[1].post_sends_rc = -EIO;
+		a = mk_io(NVMF_IO_READ, 9, 1, 0, 8, buf);
+		b = mk_io(NVMF_IO_WRITE, 9, 1, 100, 8, buf + 4 * KiB);
+		c = mk_io(NVMF_IO_READ, 9, 1, 200, 8, buf + 8 * KiB);
+		d = mk_io(NVMF_IO_WRITE, 9, 1, 300, 8, buf + 12 * KiB);
+		e = mk_io(NVMF_IO_READ, 9, 1, 400, 8, buf + 16 * KiB);
+		CHECK_EQ(nvmf_io_submit(&q[0], &lim, &bl, &a), 1);
+		CHECK_EQ(nvmf_io_submit(&q[1], &lim, &bl, &b), 1);
+		CHECK_EQ(nvmf_io_submit(&q[2], &lim, &bl, &c), 1);
+		CHECK_EQ(nvmf_io_submit(&q[1], &lim, &bl, &d), 1);
+		CHECK_EQ(nvmf_io_submit(&q[0], &lim, &bl, &e), 1);
+		CHECK(a.q == &q[0] && b.q == &q[1] && c.q == &q[2]);
+		ios[0] = &a; ios[1] = &b; ios[2] = &c; ios[3] = &d; ios[4] = &e;
+		CHECK_EQ(nvmf_io_post(qs, 3, cmds, ios, 5, &posted), fail ? -EIO : 0);
+		/* every queue that could post did, the one after the failure too */
+		CHECK_EQ(peers[0].nr_sends, 2u);
+		CHECK_EQ(peers[2].nr_sends, 1u);
+		CHECK_EQ(peers[1].nr_sends, fail ? 0u : 2u);
+		CHECK_EQ(cmds[0], 2u);
+		CHECK_EQ(cmds[1], fail ? 0u : 2u);
+		CHECK_EQ(cmds[2], 8u);
+		CHECK_EQ(q[0].nr_staged + q[1].nr_staged + q[2].nr_staged, 0u);
+		if (fail) {
+			CHECK_EQ(posted, 3u);
+			CHECK(ios[0] == &a && ios[1] == &c && ios[2] == &e);
+			CHECK(ios[3] == &b && ios[4] == &d);
+			CHECK_EQ(q[1].fatal, -EIO);
+			CHECK(q[0].fatal == 0 && q[2].fatal == 0);
+		} else {
+			CHECK_EQ(posted, 5u);
+			CHECK(ios[0] == &a && ios[1] == &b && ios[2] == &c && ios[3] == &d &&
+			      ios[4] == &e);
+		}
+		for (unsigned i = 0; i < 3; i++)
+			nvmf_queue_fini(&q[i]);
+	}
+}
+
 int main(void)
 {
 	test_nr_cmds();
@@ -1022,5 +1086,6 @@ int main(void)
 	test_backlog();
 	test_fail_all_and_backlog();
 	test_requeue_lost();
+	test_post_partial();
 	return check_done("test_io");
 }
