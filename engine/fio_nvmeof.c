@@ -208,8 +208,14 @@ static void nvmeof_tcp_report(struct thread_data *td, const struct nvmeof_data *
 		sum.rx_spec_miss += st.rx_spec_miss;
 		sum.tx_copied += st.tx_copied;
 		sum.tx_spliced += st.tx_spliced;
+		sum.ddgst_errors += st.ddgst_errors;
 		any = 1;
 	}
+	/* A fabric error the job's error count alone would not name. */
+	if (sum.ddgst_errors)
+		nvmeof_err("nvmeof: %s: NVMe/TCP: %llu C2HData PDU(s) arrived with a wrong data "
+			   "digest: each failed its read (Data Transfer Error); the connection went "
+			   "on\n", td->o.name, (unsigned long long)sum.ddgst_errors);
 	if (!any || !ld->nr_done)
 		return;
 	rx = (double)(sum.rx_copied + sum.rx_direct);

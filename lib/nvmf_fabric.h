@@ -55,6 +55,8 @@ struct nvmf_xport_stats {
 	uint64_t rx_spec_miss; /* bytes a speculative read put into a command's buffer that were
 				* not that command's data there (headers, digests, other data):
 				* moved back into the stream; their data bytes also in rx_copied */
+	uint64_t ddgst_errors; /* C2HData PDUs whose data digest did not match: each failed its
+				* command (Data Transfer Error), the queue went on */
 };
 
 struct nvmf_fabric {

@@ -164,6 +164,9 @@ static inline uint64_t nvmf_get_le64(const uint8_t *p)
 #define NVME_SCT_PATH           3
 #define NVME_SCT_VENDOR         7
 
+/* Generic command status (Status Code Type 0h) */
+#define NVME_SC_DATA_XFER_ERROR      0x04
+
 /* Path related status codes (Status Code Type 3h) */
 #define NVME_SC_INTERNAL_PATH_ERROR  0x00
 #define NVME_SC_ANA_PERSISTENT_LOSS  0x01

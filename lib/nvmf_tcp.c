@@ -67,6 +67,7 @@ struct nvmf_tcp_cmd {
 	uint8_t   responded;   /* its response (or a C2HData SUCCESS) arrived: no more data */
 	uint8_t   r2t_active;  /* an R2T is being answered (MAXR2T 0: one at a time) */
 	uint8_t   h2c_queued;  /* one of its H2CData PDUs is on the send ring */
+	uint8_t   ddgst_bad;   /* a C2HData PDU of it failed its data digest: it fails alone */
 	uint16_t  ttag;
 	uint32_t  c2h_next;    /* the DATAO the next C2HData must carry: data comes in order */
 	uint32_t  r2t_next;
@@ -812,6 +813,16 @@ static int nvmf_tcp_deliver_cqe(struct nvmf_tcp_queue *tq, const void *cqe)
 	return nvmf_tcp_push_wc(tq, NVMF_WRID_RECV | idx, 1, sizeof(struct nvme_cqe));
 }
 
+/* A command some of whose data failed its digest reports Data Transfer Error (SCT 0h, SC 04h)
+ * where the controller said success; the phase bit stays. */
+static void nvmf_tcp_spoil_cqe(const struct nvmf_tcp_cmd *cmd, uint8_t *cqe)
+{
+	uint16_t st = nvmf_get_le16(cqe + 14);
+
+	if (cmd->ddgst_bad && !(st & 0xfffe))
+		nvmf_put_le16(cqe + 14, (uint16_t)((st & 1) | (NVME_SC_DATA_XFER_ERROR << 1)));
+}
+
 static int nvmf_tcp_on_rsp(struct nvmf_tcp_queue *tq, const uint8_t *cqe)
 {
 	uint16_t cid = nvmf_get_le16(cqe + 12);
@@ -838,6 +849,13 @@ static int nvmf_tcp_on_rsp(struct nvmf_tcp_queue *tq, const uint8_t *cqe)
 				       "%u+%u)", tq->q.qid, cid, cmd->r2t_next,
 				       cmd->r2t_end - cmd->r2t_next);
 	cmd->responded = 1;
+	if (cmd->ddgst_bad) {
+		uint8_t spoiled[sizeof(struct nvme_cqe)];
+
+		memcpy(spoiled, cqe, sizeof(spoiled));
+		nvmf_tcp_spoil_cqe(cmd, spoiled);
+		return nvmf_tcp_deliver_cqe(tq, spoiled);
+	}
 	return nvmf_tcp_deliver_cqe(tq, cqe);
 }
 
@@ -880,25 +898,24 @@ static int nvmf_tcp_c2h_done(struct nvmf_tcp_queue *tq)
 {
 	const struct nvme_tcp_pdu_fields *f = &tq->rx_f;
 
-	if (tq->ddgst) {
-		uint32_t got = nvmf_get_le32(tq->rx_ddgst), want = nvmf_crc32c_final(tq->rx_crc);
+	struct nvmf_tcp_cmd *cmd = &tq->cmds[tq->rx_slot];
 
-		/* The spec has no FES for a data digest: SPDK's host reports it as a header
-		 * digest error, and so does this one. */
-		if (got != want)
-			return nvmf_tcp_refuse(tq, NVME_TCP_FES_HDR_DIGEST_ERR, 0, "queue %u: data "
-					       "digest mismatch on C2HData for command 0x%04x at offset "
-					       "%u+%u (received 0x%08x, computed 0x%08x)", tq->q.qid,
-					       f->cccid, f->off, f->len, got, want);
+	/* A wrong data digest under a good header (or with none) spoils this PDU's data only:
+	 * the stream is still in step.  The command fails alone, with Data Transfer Error, once
+	 * its answer comes (as the kernel's host does); the queue goes on. */
+	if (tq->ddgst && nvmf_get_le32(tq->rx_ddgst) != nvmf_crc32c_final(tq->rx_crc)) {
+		cmd->ddgst_bad = 1;
+		tq->st.ddgst_errors++;
 	}
 	nvmf_tcp_rx_next_pdu(tq);
 	if (tq->rx_info.flags & NVME_TCP_F_DATA_SUCCESS) {
 		/* The controller skips the response capsule: a successful CQE stands for it. */
 		uint8_t cqe[sizeof(struct nvme_cqe)] = { 0 };
 
-		tq->cmds[tq->rx_slot].responded = 1;
+		cmd->responded = 1;
 		nvmf_put_le16(cqe + 10, tq->q.qid);
 		nvmf_put_le16(cqe + 12, f->cccid);
+		nvmf_tcp_spoil_cqe(cmd, cqe);
 		return nvmf_tcp_deliver_cqe(tq, cqe);
 	}
 	return 0;
@@ -1784,6 +1801,7 @@ static void nvmf_tcp_stats(struct nvmf_queue *q, struct nvmf_xport_stats *st)
 	st->rx_direct += tq->st.rx_direct;
 	st->rx_spec += tq->st.rx_spec;
 	st->rx_spec_miss += tq->st.rx_spec_miss;
+	st->ddgst_errors += tq->st.ddgst_errors;
 	st->tx_copied += tq->st.tx_copied;
 	st->tx_spliced += tq->st.tx_spliced;
 }
