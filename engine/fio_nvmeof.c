@@ -281,9 +281,11 @@ static void nvmeof_data_free(struct thread_data *td)
 	nvmeof_tcp_report(td, ld);
 	/* The buffers' MR and device memory go before the lane's protection domain. */
 	nvmeof_buffers_close(td, &ld->bufs);
-	/* Path 0's lane owns the protection domain the others share: it goes last. */
-	for (unsigned p = ld->nr_paths; p-- > 1;)
-		nvmf_lane_destroy(ld->paths[p].lane);
+	/* The first lane up (ld->lane) owns the protection domain the others share: it goes
+	 * last. */
+	for (unsigned p = ld->nr_paths; p-- > 0;)
+		if (ld->paths[p].lane != ld->lane)
+			nvmf_lane_destroy(ld->paths[p].lane);
 	nvmf_lane_destroy(ld->lane);
 	free(ld->events);
 	free(ld->unstamped);
@@ -499,7 +501,7 @@ static int fio_nvmeof_post_init(struct thread_data *td)
 	int rc;
 
 	for (unsigned p = 0; p < ld->nr_paths; p++)
-		lanes[p] = ld->paths[p].lane;
+		lanes[p] = ld->paths[p].reconnecting || ld->paths[p].gone ? NULL : ld->paths[p].lane;
 	rc = nvmeof_buffers_register(td, &ld->bufs, lanes, ld->nr_paths);
 	if (rc) {
 		td_verror(td, -rc, "nvmeof register buffers");

@@ -90,6 +90,7 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 			    struct nvmf_lane *const *lanes, unsigned nr_lanes)
 {
 	struct nvmf_mem_registrar r;
+	unsigned first = 0;
 	int rc;
 
 	if (!td->orig_buffer || !td->orig_buffer_size)
@@ -101,9 +102,13 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 		b->access |= NVMF_MEM_REMOTE_READ;
 	if (td_read(td) || (td->flags & TD_F_DO_VERIFY))
 		b->access |= NVMF_MEM_REMOTE_WRITE;
+	while (first < nr_lanes && !lanes[first])
+		first++;
+	if (first == nr_lanes)
+		return -ENOTCONN;
 	rc = nvmf_mem_attach(b->mem, td->orig_buffer, td->orig_buffer_size);
 	if (!rc) {
-		nvmf_mem_lane_registrar(&b->reg_ctx, lanes[0], b->access, &r);
+		nvmf_mem_lane_registrar(&b->reg_ctx, lanes[first], b->access, &r);
 		rc = nvmf_mem_register(b->mem, &r);
 	}
 	if (rc) {
@@ -111,15 +116,13 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 		return rc;
 	}
 	b->mr = nvmf_mem_mr(b->mem);
-	b->path_mr[0] = b->mr;
+	b->path_mr[first] = b->mr;
 	b->nr_devices = 1;
 	/* A path on a device already registered on (its lane took that lane's protection
-	 * domain) shares that registration; a path on another device gets its own. */
-	for (unsigned i = 1; i < nr_lanes; i++) {
-		for (unsigned j = 0; j < i && !b->path_mr[i]; j++)
-			if (nvmf_lane_pd(lanes[j]) == nvmf_lane_pd(lanes[i]))
-				b->path_mr[i] = b->path_mr[j];
-		if (b->path_mr[i])
+	 * domain) shares that registration; a path on another device gets its own.  A path down
+	 * now (NULL) gets its device's when it comes up (nvmeof_buffers_path_up). */
+	for (unsigned i = 0; i < nr_lanes; i++) {
+		if (!lanes[i] || b->path_mr[i] || !nvmeof_buffers_path_up(b, lanes, nr_lanes, i))
 			continue;
 		nvmf_mem_lane_registrar(&b->more_ctx[b->nr_devices - 1], lanes[i], b->access, &r);
 		rc = nvmf_mem_register_more(b->mem, &r, &b->path_mr[i]);
@@ -131,6 +134,20 @@ int nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 		b->nr_devices++;
 	}
 	return 0;
+}
+
+int nvmeof_buffers_path_up(struct nvmeof_buffers *b, struct nvmf_lane *const *lanes,
+			   unsigned nr_lanes, unsigned p)
+{
+	if (b->path_mr[p] || !b->mr)
+		return 0;
+	for (unsigned j = 0; j < nr_lanes; j++)
+		if (j != p && lanes[j] && b->path_mr[j] &&
+		    nvmf_lane_pd(lanes[j]) == nvmf_lane_pd(lanes[p])) {
+			b->path_mr[p] = b->path_mr[j];
+			return 0;
+		}
+	return -ENODEV;
 }
 
 /* One line for each failure on the I/O path (later ones look the same). */

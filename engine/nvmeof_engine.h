@@ -114,6 +114,11 @@ int  nvmeof_buffers_open(struct thread_data *td, struct nvmeof_buffers *b);
  * (a job's paths): once per RDMA device, the paths on one device sharing its registration. */
 int  nvmeof_buffers_register(struct thread_data *td, struct nvmeof_buffers *b,
 			     struct nvmf_lane *const *lanes, unsigned nr_lanes);
+/* Path p's lane came up after the registration (it was down at the start): it takes the
+ * registration of a path on its device.  0, or -ENODEV: its device has none (nothing of the
+ * buffers is registered there). */
+int  nvmeof_buffers_path_up(struct nvmeof_buffers *b, struct nvmf_lane *const *lanes,
+			    unsigned nr_lanes, unsigned p);
 /* queue: point io at the wire bytes of io_u's buffer; writes: the bytes are in place. */
 int  nvmeof_buffers_map(struct thread_data *td, struct nvmeof_buffers *b, struct io_u *io_u,
 			struct nvmf_io *io);

@@ -447,8 +447,31 @@ static void nvmeof_probe_child(struct thread_data *td, int fd)
 	}
 	rc = nvmeof_lane_opts(td, FILE_ENG_DATA(td->files[0]), &lo, hostnqn, sizeof(hostnqn));
 	if (!rc) {
+		const struct nvmeof_file *nf0 = FILE_ENG_DATA(td->files[0]);
+		unsigned nr = nf0->nr_paths > 1 ? nf0->nr_paths : 1;
+		char host[256], perr[NVMF_ERR_LEN];
+		size_t o = 0;
+
+		/* Multipath: the first path that answers tells the namespaces; the job starts on
+		 * the paths that answer then.  None: each path's reason. */
 		lo.no_io_queue = 1;
-		rc = nvmf_lane_connect(&probe, &lo, r.err, sizeof(r.err));
+		for (unsigned p = 0; p < nr; p++) {
+			if (nr > 1) {
+				lo.traddr = nf0->paths[p].traddr;
+				lo.trsvcid = nf0->paths[p].trsvcid;
+				lo.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
+			}
+			rc = nvmf_lane_connect(&probe, &lo, perr, sizeof(perr));
+			if (!rc || rc == -EINVAL || nr == 1) {
+				snprintf(r.err, sizeof(r.err), "%s", perr);
+				break;
+			}
+			if (o < sizeof(r.err))
+				o += (size_t)snprintf(r.err + o, sizeof(r.err) - o, "%spath %u (%s:%s): "
+						      "%.300s", p ? "; " : "no path answered: ",
+						      p + 1, nf0->paths[p].traddr,
+						      nf0->paths[p].trsvcid, perr);
+		}
 	} else {
 		snprintf(r.err, sizeof(r.err), "host identity");
 	}

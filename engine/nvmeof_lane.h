@@ -19,6 +19,7 @@ struct nvmeof_path {
 	unsigned            nr_q;
 	int                 reconnecting;/* lost; reconnecting until ctrl_loss_tmo */
 	int                 gone;        /* lost for good (ctrl_loss_tmo passed, or 0) */
+	int                 down_at_start; /* never up yet: its controller did not answer at init */
 	uint64_t            loss_ms;
 	uint64_t            next_attempt_ms;
 	unsigned            attempts;

@@ -58,6 +58,50 @@ int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
 	return 1;
 }
 
+static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len);
+
+/* The first path whose controller came up at the start: ld->lane. */
+static unsigned nvmeof_first_up(const struct nvmeof_data *ld)
+{
+	unsigned p = 0;
+
+	while (p + 1 < ld->nr_paths && ld->paths[p].lane != ld->lane)
+		p++;
+	return p;
+}
+
+/* Path p did not come up at the start (err says why): it is tried again as a lost path is,
+ * every reconnect_delay until ctrl_loss_tmo from now, or (ctrl_loss_tmo 0) not at all. */
+static void nvmeof_path_down_at_start(struct thread_data *td, struct nvmeof_data *ld, unsigned p,
+				      const char *err)
+{
+	struct nvmeof_options *o = td->eo;
+	struct nvmeof_path *pa = &ld->paths[p];
+	struct nvmf_mp_path *mpp = &ld->mp.p[p];
+	uint64_t now = nvmf_now_ms();
+
+	mpp->connected = 0;
+	pa->down_at_start = 1;
+	pa->attempts = 1;
+	pa->loss_ms = now;
+	snprintf(pa->rc_err, sizeof(pa->rc_err), "%s", err);
+	if (o->ctrl_loss_tmo) {
+		pa->reconnecting = 1;
+		pa->next_attempt_ms = now + o->reconnect_delay;
+		snprintf(mpp->why, sizeof(mpp->why), "down at the start (%.120s); reconnecting",
+			 err);
+		nvmeof_err("nvmeof: %s: path %s down at the start: %s; trying again every %u ms "
+			   "for up to %u ms (ctrl_loss_tmo)\n", td->o.name, mpp->name, err,
+			   o->reconnect_delay, o->ctrl_loss_tmo);
+	} else {
+		pa->gone = 1;
+		snprintf(mpp->why, sizeof(mpp->why), "down at the start (%.120s); not tried again "
+			 "(ctrl_loss_tmo 0)", err);
+		nvmeof_err("nvmeof: %s: path %s down at the start: %s; not tried again "
+			   "(ctrl_loss_tmo 0)\n", td->o.name, mpp->name, err);
+	}
+}
+
 /* Connect every path of the job (traddr's list; one path: just it).  Each path is its own
  * controller with the same host NQN and host ID, as the kernel connects them.  A path on an
  * RDMA device an earlier path is on shares that path's protection domain, so fio's buffers
@@ -92,18 +136,27 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 		if (ld->nr_paths > 1)
 			po.host_traddr = nvmeof_path_host_traddr(td, p, host, sizeof(host));
 		po.port_down_lost = nvmf_policy_port_down_lost(ld->nr_paths);
+		/* The whole array: a path down now takes, when it comes up, the protection
+		 * domain of a path on its device (the array is written here only). */
 		po.pds = ld->pds;
-		po.nr_pds = ld->nr_pds;
-		rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err));
-		if (rc) {
-			if (ld->nr_paths > 1)
-				nvmeof_job_err(td, "path %u (%s): %s\n", p + 1, ld->mp.p[p].name, err);
-			else
+		po.nr_pds = NVMF_MAX_PATHS;
+		if (ld->nr_paths == 1) {
+			if ((rc = nvmf_lane_connect(&ld->paths[p].lane, &po, err, sizeof(err)))) {
 				nvmeof_job_err(td, "%s\n", err);
+				return rc;
+			}
+		} else if ((rc = nvmf_lane_connect_or_down(&ld->paths[p].lane, &po, err,
+							   sizeof(err))) < 0) {
+			nvmeof_job_err(td, "path %u (%s): %s\n", p + 1, ld->mp.p[p].name, err);
 			return rc;
+		} else if (rc) {
+			/* Down at the start: a lost path from the start (ctrl_loss_tmo decides
+			 * whether it is tried again); the job starts on the paths that answer. */
+			nvmeof_path_down_at_start(td, ld, p, err);
+			continue;
 		}
-		if (!p)
-			ld->lane = ld->paths[0].lane;
+		if (!ld->lane)
+			ld->lane = ld->paths[p].lane;   /* the first path up: its facts are the job's */
 		pd = nvmf_lane_pd(ld->paths[p].lane);
 		for (i = 0; i < ld->nr_pds && ld->pds[i] != pd; i++)
 			;
@@ -113,12 +166,21 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 		ld->mp.p[p].connected = 1;
 		ld->mp.p[p].ana = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane, ld->anagrpid, NULL, 0);
 		ld->paths[p].ana_gen = nvmf_lane_ana_gen(ld->paths[p].lane);
-		if (p && strcmp(pin->subnqn, nvmf_lane_info(ld->lane)->subnqn)) {
-			nvmeof_job_err(td, "path %u (%s) reaches subsystem %s, path 1 %s: every path "
+		if (ld->lane != ld->paths[p].lane &&
+		    strcmp(pin->subnqn, nvmf_lane_info(ld->lane)->subnqn)) {
+			nvmeof_job_err(td, "path %u (%s) reaches subsystem %s, path %s %s: every path "
 				       "must reach the same subsystem\n", p + 1, ld->mp.p[p].name,
-				       pin->subnqn, nvmf_lane_info(ld->lane)->subnqn);
+				       pin->subnqn, ld->mp.p[nvmeof_first_up(ld)].name,
+				       nvmf_lane_info(ld->lane)->subnqn);
 			return -EINVAL;
 		}
+	}
+	if (!ld->lane) {
+		char line[NVMF_MAX_PATHS * (NVMF_MP_WHY_LEN + 320)];
+
+		nvmeof_path_name_line(ld, line, sizeof(line));
+		nvmeof_job_err(td, "no path answered: %s\n", line);
+		return -ENOTCONN;
 	}
 	return 0;
 }
@@ -127,10 +189,10 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 void nvmeof_paths_limits(struct nvmeof_data *ld, struct nvmeof_file *nf)
 {
 	nvmf_lane_io_limits(ld->lane, nf->ns.lba_size, &nf->lim);
-	for (unsigned p = 1; p < ld->nr_paths; p++) {
+	for (unsigned p = 0; p < ld->nr_paths; p++) {
 		struct nvmf_io_limits l;
 
-		if (ld->paths[p].reconnecting || ld->paths[p].gone)
+		if (ld->paths[p].reconnecting || ld->paths[p].gone || ld->paths[p].lane == ld->lane)
 			continue;
 		nvmf_lane_io_limits(ld->paths[p].lane, nf->ns.lba_size, &l);
 		if (l.max_xfer < nf->lim.max_xfer)
@@ -151,12 +213,18 @@ void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
 		const struct nvmf_lane_info *in = nvmf_lane_info(ld->paths[p].lane);
 		uint8_t ana = ld->mp.p[p].ana;
 
+		if (!ld->mp.p[p].connected) {
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s not connected (%s)",
+					      p ? "; " : "", ld->mp.p[p].name, ld->mp.p[p].why);
+			continue;
+		}
+
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s cntlid %u via %s (%s, ANA %s)",
 				      p ? "; " : "", ld->mp.p[p].name, in->cntlid,
 				      in->rdma_dev[0] ? in->rdma_dev : "TCP", in->local_addr,
 				      ana ? nvme_ana_state_name(ana) : "not reported");
 	}
-	if (!strcmp(nvmf_lane_info(ld->paths[0].lane)->transport, "tcp"))
+	if (!strcmp(nvmf_lane_info(ld->lane)->transport, "tcp"))
 		snprintf(regs, sizeof(regs), "NVMe/TCP: nothing registered");
 	else
 		snprintf(regs, sizeof(regs), "buffers registered on %u RDMA device%s",
@@ -359,6 +427,27 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 				   mpp->why);
 			return 0;
 		}
+		if (pa->down_at_start) {
+			struct nvmf_lane *lanes[NVMF_MAX_PATHS];
+
+			/* (not a lane a reconnect thread holds: it is that thread's) */
+			for (unsigned j = 0; j < ld->nr_paths; j++)
+				lanes[j] = ld->paths[j].rc_running ? NULL : ld->paths[j].lane;
+			/* fio's buffers were registered at the start, on the devices of the paths
+			 * up then: a path on another device cannot reach them. */
+			if (nvmeof_buffers_path_up(&ld->bufs, lanes, ld->nr_paths, p)) {
+				snprintf(mpp->why, sizeof(mpp->why), "came up (cntlid %u) on RDMA "
+					 "device %s, which no path up at the start is on: fio's "
+					 "buffers are not registered there", in->cntlid,
+					 in->rdma_dev);
+				nvmf_lane_kill(pa->lane);
+				pa->reconnecting = 0;
+				pa->gone = 1;
+				nvmeof_err("nvmeof: %s: path %s given up: %s\n", td->o.name,
+					   mpp->name, mpp->why);
+				return 0;
+			}
+		}
 		pa->reconnecting = 0;
 		for_each_file(td, f, i) {
 			struct nvmeof_file *nf = FILE_ENG_DATA(f);
@@ -378,14 +467,16 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 		snprintf(mpp->why, sizeof(mpp->why), "back after %llu ms",
 			 (unsigned long long)(now - pa->loss_ms));
 		nvmeof_queues_attach(ld);
-		nvmeof_info("nvmeof: %s: path %s reconnected after %llu ms (attempt %u, cntlid %u, "
-			    "ANA %s)\n", td->o.name, mpp->name, (unsigned long long)(now - pa->loss_ms),
-			    pa->attempts, in->cntlid,
-			    mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
+		nvmeof_info("nvmeof: %s: path %s %s after %llu ms (attempt %u, cntlid %u, ANA %s)\n",
+			    td->o.name, mpp->name, pa->down_at_start ? "down at the start, connected" :
+			    "reconnected", (unsigned long long)(now - pa->loss_ms), pa->attempts,
+			    in->cntlid, mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
+		pa->down_at_start = 0;
 		return 1;
 	}
 	/* (copies: the sources live in ld, as the destination does) */
-	snprintf(lost, sizeof(lost), "%s", ld->mp_last_ev[p] ? ld->mp_last_ev[p]->why : "lost");
+	snprintf(lost, sizeof(lost), "%s", ld->mp_last_ev[p] ? ld->mp_last_ev[p]->why :
+		 pa->down_at_start ? "down at the start" : "lost");
 	snprintf(last, sizeof(last), "%s", pa->rc_err);
 	if (now - pa->loss_ms < o->ctrl_loss_tmo) {
 		/* the closing line says so if the job ends before the path is back */

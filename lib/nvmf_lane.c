@@ -1413,8 +1413,8 @@ static int nvmf_lane_bring_up(struct nvmf_lane *lane)
 	return 0;
 }
 
-int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
-		      char *err, size_t errlen)
+static int nvmf_lane_open(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
+			  char *err, size_t errlen, int may_stay_down)
 {
 	struct nvmf_lane *lane;
 	int rc;
@@ -1516,8 +1516,29 @@ int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		lane->have_src = 1;
 	}
 
-	if ((rc = nvmf_lane_bring_up(lane)))
-		goto fail;
+	if ((rc = nvmf_lane_bring_up(lane))) {
+		if (!may_stay_down)
+			goto fail;
+		if (err && errlen)
+			snprintf(err, errlen, "%s", lane->err[0] ? lane->err : strerror(-rc));
+		nvmf_lane_kill(lane);     /* half up: nothing may reach the target until next time */
+		/* Nothing of a lane never up is kept, its protection domain included: the next
+		 * bring-up takes its device's afresh from opts->pds (a path up on that device by
+		 * then has one there, which fio's buffers are registered on). */
+		nvmf_lane_ioqs_destroy(lane, 0);
+		if (lane->scratch_mr)
+			ibv_dereg_mr(lane->scratch_mr);
+		lane->scratch_mr = NULL;
+		if (lane->aq)
+			lane->fab->destroy(lane->aq, 0);
+		lane->aq = NULL;
+		if (lane->pd && lane->pd_owned)
+			ibv_dealloc_pd(lane->pd);
+		lane->pd = NULL;
+		lane->pd_owned = 0;
+		*out = lane;
+		return 1;
+	}
 	*out = lane;
 	return 0;
 
@@ -1526,6 +1547,18 @@ fail:
 		snprintf(err, errlen, "%s", lane->err[0] ? lane->err : strerror(-rc));
 	nvmf_lane_destroy(lane);
 	return rc;
+}
+
+int nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
+		      char *err, size_t errlen)
+{
+	return nvmf_lane_open(out, opts, err, errlen, 0);
+}
+
+int nvmf_lane_connect_or_down(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
+			      char *err, size_t errlen)
+{
+	return nvmf_lane_open(out, opts, err, errlen, 1);
 }
 
 int nvmf_lane_reconnect(struct nvmf_lane *lane, char *err, size_t errlen)

@@ -131,6 +131,12 @@ struct nvmf_mr {
 
 int  nvmf_lane_connect(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
 		       char *err, size_t errlen);
+/* nvmf_lane_connect for a path of several: the options are checked and the addresses
+ * resolved (an error there: negative errno, *out NULL), then the controller is brought up.  A
+ * controller that does not come up leaves *out a lane that is down, as after a loss:
+ * nvmf_lane_reconnect brings it up later.  1 then, with err saying why; 0 when up. */
+int  nvmf_lane_connect_or_down(struct nvmf_lane **out, const struct nvmf_lane_opts *opts,
+			       char *err, size_t errlen);
 /* Orderly shutdown (CC.SHN, CSTS.SHST) and disconnect; tolerates NULL. */
 void nvmf_lane_destroy(struct nvmf_lane *lane);
 const struct nvmf_lane_info *nvmf_lane_info(const struct nvmf_lane *lane);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "nvmf_crc32c.h"
+#include "nvmf_lane.h"
 #include "nvmf_queue.h"
 #include "nvmf_spec.h"
 #include "nvmf_tcp.h"
@@ -2253,6 +2254,56 @@ static void test_parsers(void)
 	CHECK_STR(nvme_tcp_pdu_type_name(0x07), "C2HData");
 }
 
+/* A path of several whose port has nothing listening: nvmf_lane_connect_or_down gives a lane
+ * that is down (1, the reason in err), which a reconnect tries again and destroy frees; a
+ * malformed option is still an error with no lane; nvmf_lane_connect gives no lane either. */
+static void test_lane_down_at_start(void)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	struct nvmf_lane_opts lo;
+	struct nvmf_lane *lane = (struct nvmf_lane *)&lo;
+	char port[16], err[512];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* a port just freed: nothing listens there */
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &al)) {
+		fprintf(stderr, "no loopback TCP: lane down at start not tested\n");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	snprintf(port, sizeof(port), "%u", ntohs(a.sin_port));
+	memset(&lo, 0, sizeof(lo));
+	lo.trtype = NVMF_TRTYPE_TCP;
+	lo.traddr = "127.0.0.1";
+	lo.trsvcid = port;
+	lo.subnqn = "nqn.2026-12.io.fio-nvmeof:down";
+	lo.hostnqn = "nqn.2014-08.org.nvmexpress:uuid:0a0a0a0a-0000-4000-8000-0000000000d0";
+	lo.connect_timeout_ms = 1000;
+	lo.no_io_queue = 1;
+	CHECK_EQ(nvmf_lane_connect_or_down(&lane, &lo, err, sizeof(err)), 1);
+	CHECK(lane != NULL);
+	CHECK(strstr(err, "127.0.0.1:") != NULL && strstr(err, "connect") != NULL);
+	CHECK(nvmf_lane_reconnect(lane, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "connect") != NULL);
+	nvmf_lane_destroy(lane);
+
+	lane = (struct nvmf_lane *)&lo;
+	CHECK(nvmf_lane_connect(&lane, &lo, err, sizeof(err)) < 0);
+	CHECK(lane == NULL);
+	lo.subnqn = "";
+	lane = (struct nvmf_lane *)&lo;
+	CHECK_EQ(nvmf_lane_connect_or_down(&lane, &lo, err, sizeof(err)), -EINVAL);
+	CHECK(lane == NULL);
+	CHECK(strstr(err, "subnqn") != NULL);
+}
+
 int main(void)
 {
 	test_crc32c();
@@ -2279,5 +2330,6 @@ int main(void)
 	test_events();
 	test_events_512();
 	test_connect_loopback();
+	test_lane_down_at_start();
 	return check_done("test_tcp");
 }
