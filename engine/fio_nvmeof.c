@@ -780,8 +780,12 @@ static void nvmeof_lane_lost(struct thread_data *td, struct nvmeof_data *ld, int
 		return;
 	}
 	ld->lost = rc;
+	/* A path whose reconnect attempt still runs is that thread's until it is joined
+	 * (nvmeof_paths_quiesce): its lane holds no I/O of the job, and a kill from here would
+	 * be a second thread on it.  Once joined, it is destroyed with the others. */
 	for (unsigned p = 0; p < ld->nr_paths; p++)
-		nvmf_lane_kill(ld->paths[p].lane);
+		if (!ld->paths[p].rc_running)
+			nvmf_lane_kill(ld->paths[p].lane);
 	if (!ld->nr_q) {       /* multipath: every path was already down */
 		nvmf_io_backlog_fail(&ld->backlog, rc, &ld->cpl);
 		ld->nr_unstamped = 0;

@@ -266,6 +266,19 @@ run_fio mp-start-gone w --ioengine=external:$ENG --traddr="$TARGET_IP,$TARGET_IP
 grep -q "path $TARGET_IP:4499 down at the start: .*; not tried again (ctrl_loss_tmo 0)" \
 	"$WORK/mp-start-gone.log" && ok "ctrl_loss_tmo 0: the absent path named, not tried again" ||
 	bad mp-start-gone-line "$(grep -m2 -E 'nvmeof' "$WORK/mp-start-gone.log" | tr '\n' ' ')"
+# fio stops the job while a path's reconnect attempt runs (the address is silent: nobody
+# answers its ARP, so each attempt takes connect_timeout): the job ends clean, on time, the
+# attempt left to its thread and joined at the end (no second thread on that path's lane)
+t0=$(now_ms)
+run_fio mp-stop-attempt w --ioengine=external:$ENG --traddr="$TARGET_IP,10.99.0.77" \
+	--subnqn=$NQN --name=sa --rw=randwrite --bs=4k --size=8m --iodepth=8 --verify=crc32c \
+	--verify_backlog=64 --time_based --runtime=4 --ctrl_loss_tmo=60s --reconnect_delay=100ms \
+	--connect_timeout=2s
+dt=$(( $(now_ms) - t0 ))
+grep -q "10.99.0.77:4420 0 I/Os \[not connected at the end: .*fio stopped the job" \
+	"$WORK/mp-stop-attempt.log" && [ $dt -lt 15000 ] &&
+	ok "stopped during a reconnect attempt: clean, $dt ms ($(grep -o 'fio stopped the job[^]]*' "$WORK/mp-stop-attempt.log" | head -1))" ||
+	bad mp-stop-attempt-line "$dt ms; $(grep -m1 -o 'multipath .*' "$WORK/mp-stop-attempt.log")"
 # no path answers: refused at the start, each path's reason named
 expect_fail mp-start-none "no path answered: path 1 \($TARGET_IP:4498\): .*; path 2 \($TARGET_IP:4499\): " \
 	--ioengine=external:$ENG --traddr="$TARGET_IP:4498,$TARGET_IP:4499" --subnqn=$NQN \
