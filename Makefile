@@ -34,6 +34,9 @@ CRYPTO_LIBS   := $(or $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null),-lcryp
 RDMA_CFLAGS += $(CRYPTO_CFLAGS)
 RDMA_LIBS   += $(CRYPTO_LIBS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# ThreadSanitizer: lib/ and the unit tests (the keep-alive, reconnect and test threads on one
+# lane); third-party code is not instrumented, its suppressions carry a reason each.
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer -O1
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c))
 LIB_HDRS  := $(wildcard lib/*.h)
@@ -43,6 +46,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 ASAN_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/%,$(UNIT_SRCS))
 LIB_OBJS  := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst lib/%.c,$(BUILD)/asan/lib/%.o,$(LIB_SRCS))
+TSAN_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(UNIT_SRCS))
+TSAN_OBJS := $(patsubst lib/%.c,$(BUILD)/tsan/lib/%.o,$(LIB_SRCS))
 ENGINE    := $(BUILD)/libfio_nvmeof.so
 # The stand-in CUDA driver (rules in the CUDA section below), named up here: make expands a
 # rule's prerequisites when it reads the rule, and `integration:` lists it.
@@ -56,7 +61,7 @@ FIO_BUILT_FOR = $(shell sed -n 's/^FIO_VERSION = //p' $(FIO_VERSION_FILE) 2>/dev
 ENG_CFLAGS = -isystem $(FIO_SRC) -include $(FIO_SRC)/config-host.h \
              -DFIO_NVMEOF_BUILT_FOR='"$(FIO_BUILT_FOR)"' -fvisibility=hidden -Ilib
 
-.PHONY: all deps spdk spdk-if-source check unit asan integration demo bench clean lib engine tests tools
+.PHONY: all deps spdk spdk-if-source check unit asan tsan integration demo bench clean lib engine tests tools
 all: $(ENGINE) tests $(BUILD)/nvmeof-discover
 
 lib: $(BUILD)/libnvmf.a
@@ -137,8 +142,21 @@ $(BUILD)/asan/%: tests/unit/%.c $(ASAN_OBJS) tests/unit/check.h $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(SAN_FLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(ASAN_OBJS) $(RDMA_LIBS) -ldl -lpthread
 
+$(BUILD)/tsan/lib/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(TSAN_FLAGS) $(RDMA_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tsan/%: tests/unit/%.c $(TSAN_OBJS) tests/unit/check.h $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(TSAN_FLAGS) $(RDMA_CFLAGS) -Ilib -Itests/unit -o $@ $< $(TSAN_OBJS) $(RDMA_LIBS) -ldl -lpthread
+
 unit: $(UNIT_BINS)
 	@tests/run-tests.sh unit $(UNIT_BINS)
+
+# Any report fails the test (exitcode 66); tests/unit/tsan.supp names third-party code only.
+tsan: $(TSAN_BINS)
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/unit/tsan.supp" \
+	  tests/run-tests.sh tsan $(TSAN_BINS)
 
 asan: $(ASAN_BINS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -153,7 +171,7 @@ check: deps
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/check-summary $(BUILD)/check-kernels
 	@$(MAKE) --no-print-directory all
 	@export CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary TESTBED_KERNEL_LOG=$(CURDIR)/$(BUILD)/check-kernels; \
-	  rc=0; for step in unit asan fuzz-replay spdk-if-source integration compat; do \
+	  rc=0; for step in unit asan tsan fuzz-replay spdk-if-source integration compat; do \
 	    $(MAKE) --no-print-directory $$step || { rc=1; break; }; done; \
 	  if [ -s $(BUILD)/check-kernels ]; then \
 	    sort $(BUILD)/check-kernels | uniq -c | awk '{printf "%s%s (%d boot%s)", n++ ? ", " : "check: testbed guest kernel ", $$2, $$1, $$1 == 1 ? "" : "s"} END {print ""}'; \
@@ -221,9 +239,9 @@ $(STANDIN_DIR)/cuda11.2/libcuda.so.1: $(STANDIN_DEPS)
 	@mkdir -p $(@D)
 	$(STANDIN_CC) -DNVMF_STANDIN_CUDA11_2
 
-$(BUILD)/tests/test_cuda_decls $(BUILD)/asan/test_cuda_decls: private BASEFLAGS += $(CUDA_DECLS_FLAGS)
-$(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: $(STANDIN) $(STANDIN_VARS) tests/cuda-standin/standin.h
-$(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda: private BASEFLAGS += -Itests/cuda-standin \
+$(BUILD)/tests/test_cuda_decls $(BUILD)/asan/test_cuda_decls $(BUILD)/tsan/test_cuda_decls: private BASEFLAGS += $(CUDA_DECLS_FLAGS)
+$(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda $(BUILD)/tsan/test_cuda: $(STANDIN) $(STANDIN_VARS) tests/cuda-standin/standin.h
+$(BUILD)/tests/test_cuda $(BUILD)/asan/test_cuda $(BUILD)/tsan/test_cuda: private BASEFLAGS += -Itests/cuda-standin \
 	-DNVMF_STANDIN_DIR='"$(abspath $(STANDIN_DIR))"'
 
 # ---- Hostile responses (issue #8): fuzz targets, tests/fuzz/ --------------------------------
