@@ -98,15 +98,15 @@ void nvmeof_queues_attach(struct nvmeof_data *ld)
 
 /* Where the next I/O goes: the queue with the fewest commands outstanding (staged or posted),
  * of all queues or (pick_cpu) of those of the CPU the job runs on now; all parts of a split
- * I/O go there together.  Multipath: of the queues of the path mp_policy picks; NULL when no
- * path is usable now (the I/O waits in the backlog). */
-static struct nvmf_queue *nvmeof_pick_queue(struct nvmeof_data *ld)
+ * I/O go there together.  Multipath: of the queues of the path mp_policy picks for the I/O's
+ * ANA group; NULL when no path is usable for it now (the I/O waits in the backlog). */
+static struct nvmf_queue *nvmeof_pick_queue(struct nvmeof_data *ld, unsigned group)
 {
 	unsigned i = 0, step = 1, end = ld->nr_q;
 	struct nvmf_queue *best;
 
 	if (ld->nr_paths > 1) {
-		int p = nvmeof_pick_path(ld);
+		int p = nvmeof_pick_path(ld, group);
 
 		if (p < 0 || !ld->paths[p].nr_q)
 			return NULL;
@@ -566,6 +566,7 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	memset(io, 0, sizeof(*io));
 	io->user = io_u;
 	io->nsid = nf->ns.nsid;
+	io->group = (uint8_t)nf->ana_g;
 	io->lba_shift = (uint8_t)nf->lba_shift;
 	switch (io_u->ddir) {
 	case DDIR_READ:
@@ -606,7 +607,7 @@ static enum fio_q_status fio_nvmeof_queue(struct thread_data *td, struct io_u *i
 	/* Never FIO_Q_BUSY: an I/O whose commands do not fit now waits in the engine's backlog
 	 * and is posted (and stamped) as slots free up; fio re-queueing it would redraw the
 	 * verify seed of a write in fio 3.33.  While reconnecting, every I/O waits there. */
-	if (ld->reconnecting || !(q = nvmeof_pick_queue(ld))) {
+	if (ld->reconnecting || !(q = nvmeof_pick_queue(ld, io->group))) {
 		/* (multipath: no path is usable now; the I/O waits for one) */
 		nvmf_io_backlog_add(&ld->backlog, &nf->lim, io, 0);
 		rc = 0;
@@ -826,13 +827,14 @@ static void nvmeof_backlog_staged(struct nvmf_io *io, void *arg)
  * stamp it: issue time is when the commands are posted. */
 static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 {
+	int grouped = ld->nr_paths > 1 && ld->mp.nr_groups > 1;
 	struct timespec now;
 	unsigned posted;
 	int rc;
 
 	/* Waiting I/Os go to the least busy queues first, in arrival order. */
-	while (ld->backlog.head) {
-		struct nvmf_queue *q = nvmeof_pick_queue(ld);
+	while (ld->backlog.head && !grouped) {
+		struct nvmf_queue *q = nvmeof_pick_queue(ld, 0);
 
 		if (!q)
 			break;      /* multipath: no usable path now */
@@ -842,6 +844,22 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 		if (rc == 0)
 			break;
 	}
+	/* Namespaces in several ANA groups: each group's I/Os to a path usable for that group,
+	 * in arrival order within it; a group no path takes now keeps its I/Os waiting without
+	 * holding up the others. */
+	for (unsigned g = 0; grouped && g < ld->mp.nr_groups && ld->backlog.head; g++)
+		for (;;) {
+			struct nvmf_queue *q = nvmeof_pick_queue(ld, g);
+
+			if (!q)
+				break;
+			rc = nvmf_io_backlog_pump_group(q, &ld->backlog, (uint8_t)g,
+							nvmeof_backlog_staged, ld);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				break;
+		}
 	if (!ld->nr_unstamped)
 		return 0;
 	/* One chain per queue that has commands staged; the I/Os that went out are stamped.  A
@@ -943,8 +961,11 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 	rc = nvmeof_check_paths(ld, now, &age, msg, sizeof(msg));
 	if (rc < 0)
 		return rc;
-	if (ld->nr_paths > 1)
-		nvmeof_mp_ana(td, ld);
+	/* A path usable again for a group whose I/Os wait while others' complete: they go now
+	 * (nothing else would post them before the next completion). */
+	if (ld->nr_paths > 1 && nvmeof_mp_ana(td, ld) && ld->backlog.head && !ld->uncommitted &&
+	    !ld->lost && !ld->reconnecting && (rc = nvmeof_post(td, ld)) < 0)
+		return rc;
 	/* Completion gaps, on this check's clock (no clock read per I/O); an idle lane is no gap. */
 	if (ld->nr_done != ld->done_seen || !nvmeof_nr_inflight(ld)) {
 		if (ld->progress_ms && ld->nr_done != ld->done_seen &&

@@ -88,6 +88,7 @@ struct nvmeof_file {
 	struct nvmf_ns_info  ns;
 	unsigned             lba_shift;
 	struct nvmf_io_limits lim;
+	unsigned             ana_g;      /* multipath: its namespace's ANA group (mp.grpid's index) */
 	struct thread_data  *owner;      /* freed with the owner's cleanup */
 	struct nvmeof_file  *next;
 };

@@ -43,7 +43,6 @@ struct nvmeof_data {
 					   * device (a lane on a device here shares its one) */
 	unsigned            nr_pds;
 	struct nvmf_mp      mp;          /* the paths' states, policy and failover record */
-	uint32_t            anagrpid;    /* the first file's namespace's ANA group */
 	struct nvmf_mp_event *mp_last_ev[NVMF_MAX_PATHS]; /* each path's latest failover */
 	const char         *name;        /* the job's */
 	unsigned            pump_path;   /* the path nvmeof_post is staging on */
@@ -108,7 +107,7 @@ int  nvmeof_stop_requested(struct thread_data *td, struct nvmeof_data *ld);
 /* nvmeof_mpath.c: several paths (traddr's list, or discovery=) */
 /* Wait for reconnect attempts still running (before the lanes go). */
 void nvmeof_paths_quiesce(struct nvmeof_data *ld);
-int nvmeof_pick_path(struct nvmeof_data *ld);
+int nvmeof_pick_path(struct nvmeof_data *ld, unsigned g);
 int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io);
 int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 				const struct nvmeof_file *nf0, struct nvmf_lane_opts *lo);

@@ -14,7 +14,7 @@
 
 /* Multipath: the path for the next I/O (mp_policy over the usable paths; queue-depth counts
  * each path's commands outstanding now), -1 when none is usable. */
-int nvmeof_pick_path(struct nvmeof_data *ld)
+int nvmeof_pick_path(struct nvmeof_data *ld, unsigned g)
 {
 	if (ld->mp.policy == NVMF_MP_QUEUE_DEPTH)
 		for (unsigned p = 0; p < ld->nr_paths; p++) {
@@ -24,7 +24,7 @@ int nvmeof_pick_path(struct nvmeof_data *ld)
 			for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
 				ld->mp.p[p].inflight += ld->qs[i]->nr_inflight;
 		}
-	return nvmf_mp_pick(&ld->mp);
+	return nvmf_mp_pick(&ld->mp, g);
 }
 
 /* Multipath: a completion whose status blames the path (ANA inaccessible, transition,
@@ -40,10 +40,12 @@ int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
 
 	if (!nvmf_io_may_fail_over(io) || io->resubmits >= NVMEOF_MP_MAX_MOVES)
 		return 0;
-	if (ana != NVMF_ANA_UNKNOWN && nvmf_mp_usable(mpp)) {
+	/* The status speaks for its namespace's ANA group on this path, not for the others. */
+	if (ana != NVMF_ANA_UNKNOWN && nvmf_mp_usable(mpp, io->group)) {
 		nvme_status_format(st, sizeof(st), io->status, 0);
-		snprintf(why, sizeof(why), "%s: ANA %s", st, nvme_ana_state_name(ana));
-		mpp->ana = ana;
+		snprintf(why, sizeof(why), "%s: ANA group %u %s", st, ld->mp.grpid[io->group],
+			 nvme_ana_state_name(ana));
+		mpp->ana[io->group] = ana;
 		mpp->ana_moves++;
 		ev = nvmf_mp_failover(&ld->mp, io->path, nvmf_now_ms(), why);
 		ld->mp_last_ev[io->path] = ev;
@@ -59,6 +61,64 @@ int nvmeof_mp_status_move(struct nvmeof_data *ld, struct nvmf_io *io)
 }
 
 static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len);
+
+/* The ANA groups of the job's namespaces (one each, or shared): each file's index among them.
+ * Every path's state is kept per group, and each I/O follows its namespace's group. */
+static int nvmeof_ana_groups(struct thread_data *td, struct nvmeof_data *ld)
+{
+	struct fio_file *f;
+	unsigned int i;
+
+	ld->mp.nr_groups = 0;
+	for_each_file(td, f, i) {
+		struct nvmeof_file *nf = FILE_ENG_DATA(f);
+		unsigned g = 0;
+
+		while (g < ld->mp.nr_groups && ld->mp.grpid[g] != nf->ns.anagrpid)
+			g++;
+		if (g == ld->mp.nr_groups) {
+			if (g == NVMF_MP_MAX_GROUPS) {
+				nvmeof_job_err(td, "the job's namespaces are in more than %u ANA "
+					       "groups: give this job fewer of them\n",
+					       NVMF_MP_MAX_GROUPS);
+				return -EINVAL;
+			}
+			ld->mp.grpid[ld->mp.nr_groups++] = nf->ns.anagrpid;
+		}
+		nf->ana_g = g;
+	}
+	if (!ld->mp.nr_groups)
+		ld->mp.nr_groups = 1;
+	return 0;
+}
+
+/* Path p's state of every group, as its lane last read the ANA log. */
+static void nvmeof_path_ana_read(struct nvmeof_data *ld, unsigned p)
+{
+	/* the generation first: a log read meanwhile shows as a newer one at the next look */
+	ld->paths[p].ana_gen = nvmf_lane_ana_gen(ld->paths[p].lane);
+	for (unsigned g = 0; g < ld->mp.nr_groups; g++)
+		ld->mp.p[p].ana[g] = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane,
+								 ld->mp.grpid[g], NULL, 0);
+}
+
+/* "optimized", or per group "1 optimized, 2 inaccessible" when the namespaces are in several */
+static void nvmeof_path_ana_text(const struct nvmeof_data *ld, unsigned p, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (unsigned g = 0; g < ld->mp.nr_groups && o < len; g++) {
+		uint8_t a = ld->mp.p[p].ana[g];
+		const char *name = a ? nvme_ana_state_name(a) : "not reported";
+
+		if (ld->mp.nr_groups == 1)
+			o += (size_t)snprintf(buf + o, len - o, "%s", name);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%sgroup %u %s", g ? ", " : "",
+					      ld->mp.grpid[g], name);
+	}
+}
 
 /* The first path whose controller came up at the start: ld->lane. */
 static unsigned nvmeof_first_up(const struct nvmeof_data *ld)
@@ -115,9 +175,10 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 
 	ld->nr_paths = nf0->nr_paths ? nf0->nr_paths : 1;
 	ld->name = td->o.name;
-	ld->anagrpid = nf0->ns.anagrpid;
 	ld->mp.nr = ld->nr_paths;
 	ld->mp.policy = o->mp_policy;
+	if ((rc = nvmeof_ana_groups(td, ld)))
+		return rc;
 	for (unsigned p = 0; p < ld->nr_paths; p++) {
 		const char *a = nf0->paths[p].traddr;
 
@@ -164,8 +225,7 @@ int nvmeof_paths_connect(struct thread_data *td, struct nvmeof_data *ld,
 			ld->pds[ld->nr_pds++] = pd;  /* a device no earlier path is on */
 		pin = nvmf_lane_info(ld->paths[p].lane);
 		ld->mp.p[p].connected = 1;
-		ld->mp.p[p].ana = (uint8_t)nvmf_lane_ana_state(ld->paths[p].lane, ld->anagrpid, NULL, 0);
-		ld->paths[p].ana_gen = nvmf_lane_ana_gen(ld->paths[p].lane);
+		nvmeof_path_ana_read(ld, p);
 		if (ld->lane != ld->paths[p].lane &&
 		    strcmp(pin->subnqn, nvmf_lane_info(ld->lane)->subnqn)) {
 			nvmeof_job_err(td, "path %u (%s) reaches subsystem %s, path %s %s: every path "
@@ -211,26 +271,34 @@ void nvmeof_paths_line(struct thread_data *td, struct nvmeof_data *ld)
 	line[0] = 0;
 	for (unsigned p = 0; p < ld->nr_paths && o < sizeof(line); p++) {
 		const struct nvmf_lane_info *in = nvmf_lane_info(ld->paths[p].lane);
-		uint8_t ana = ld->mp.p[p].ana;
+		char ana[160];
 
 		if (!ld->mp.p[p].connected) {
 			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s not connected (%s)",
 					      p ? "; " : "", ld->mp.p[p].name, ld->mp.p[p].why);
 			continue;
 		}
-
+		nvmeof_path_ana_text(ld, p, ana, sizeof(ana));
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s cntlid %u via %s (%s, ANA %s)",
 				      p ? "; " : "", ld->mp.p[p].name, in->cntlid,
-				      in->rdma_dev[0] ? in->rdma_dev : "TCP", in->local_addr,
-				      ana ? nvme_ana_state_name(ana) : "not reported");
+				      in->rdma_dev[0] ? in->rdma_dev : "TCP", in->local_addr, ana);
 	}
 	if (!strcmp(nvmf_lane_info(ld->lane)->transport, "tcp"))
 		snprintf(regs, sizeof(regs), "NVMe/TCP: nothing registered");
 	else
 		snprintf(regs, sizeof(regs), "buffers registered on %u RDMA device%s",
 			 ld->bufs.nr_devices, ld->bufs.nr_devices == 1 ? "" : "s");
-	nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group %u: %s; %s\n", td->o.name,
-		    ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy), ld->anagrpid, line, regs);
+	{
+		char groups[NVMF_MP_MAX_GROUPS * 12] = "";
+		size_t g_o = 0;
+
+		for (unsigned g = 0; g < ld->mp.nr_groups && g_o < sizeof(groups); g++)
+			g_o += (size_t)snprintf(groups + g_o, sizeof(groups) - g_o, "%s%u",
+						g ? ", " : "", ld->mp.grpid[g]);
+		nvmeof_info("nvmeof: %s: %u paths, mp_policy %s, ANA group%s %s: %s; %s\n",
+			    td->o.name, ld->nr_paths, nvmf_mp_policy_name(ld->mp.policy),
+			    ld->mp.nr_groups > 1 ? "s" : "", groups, line, regs);
+	}
 }
 
 static void nvmeof_path_name_line(struct nvmeof_data *ld, char *buf, size_t len)
@@ -462,15 +530,20 @@ static int nvmeof_path_attempt_done(struct thread_data *td, struct nvmeof_data *
 					    was.inline_max);
 		}
 		mpp->connected = 1;
-		mpp->ana = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, NULL, 0);
-		pa->ana_gen = nvmf_lane_ana_gen(pa->lane);
+		nvmeof_path_ana_read(ld, p);
 		snprintf(mpp->why, sizeof(mpp->why), "back after %llu ms",
 			 (unsigned long long)(now - pa->loss_ms));
 		nvmeof_queues_attach(ld);
-		nvmeof_info("nvmeof: %s: path %s %s after %llu ms (attempt %u, cntlid %u, ANA %s)\n",
-			    td->o.name, mpp->name, pa->down_at_start ? "down at the start, connected" :
-			    "reconnected", (unsigned long long)(now - pa->loss_ms), pa->attempts,
-			    in->cntlid, mpp->ana ? nvme_ana_state_name(mpp->ana) : "not reported");
+		{
+			char ana[160];
+
+			nvmeof_path_ana_text(ld, p, ana, sizeof(ana));
+			nvmeof_info("nvmeof: %s: path %s %s after %llu ms (attempt %u, cntlid %u, "
+				    "ANA %s)\n", td->o.name, mpp->name, pa->down_at_start ?
+				    "down at the start, connected" : "reconnected",
+				    (unsigned long long)(now - pa->loss_ms), pa->attempts, in->cntlid,
+				    ana);
+		}
 		pa->down_at_start = 0;
 		return 1;
 	}
@@ -576,23 +649,28 @@ int nvmeof_mp_ana(struct thread_data *td, struct nvmeof_data *ld)
 		if (!mpp->connected || (gen = nvmf_lane_ana_gen(pa->lane)) == pa->ana_gen)
 			continue;
 		pa->ana_gen = gen;
-		st = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->anagrpid, err, sizeof(err));
-		if (st == mpp->ana)
-			continue;
-		was = nvmf_mp_usable(mpp);
-		mpp->ana = st;
-		if (was && !nvmf_mp_usable(mpp)) {
-			snprintf(why, sizeof(why), "ANA log: group %u %s", ld->anagrpid,
-				 nvme_ana_state_name(st));
-			ld->mp_last_ev[p] = nvmf_mp_failover(&ld->mp, p, nvmf_now_ms(), why);
-			mpp->ana_moves++;
-		} else if (!was && nvmf_mp_usable(mpp)) {
-			usable_again = 1;
-			snprintf(mpp->why, sizeof(mpp->why), "ANA %s again", nvme_ana_state_name(st));
+		/* each group on its own: one namespace's group may leave a path another's joins */
+		for (unsigned g = 0; g < ld->mp.nr_groups; g++) {
+			st = (uint8_t)nvmf_lane_ana_state(pa->lane, ld->mp.grpid[g], err, sizeof(err));
+			if (st == mpp->ana[g])
+				continue;
+			was = nvmf_mp_usable(mpp, g);
+			mpp->ana[g] = st;
+			if (was && !nvmf_mp_usable(mpp, g)) {
+				snprintf(why, sizeof(why), "ANA log: group %u %s", ld->mp.grpid[g],
+					 nvme_ana_state_name(st));
+				ld->mp_last_ev[p] = nvmf_mp_failover(&ld->mp, p, nvmf_now_ms(), why);
+				mpp->ana_moves++;
+			} else if (!was && nvmf_mp_usable(mpp, g)) {
+				usable_again = 1;
+				snprintf(mpp->why, sizeof(mpp->why), "ANA group %u %s again",
+					 ld->mp.grpid[g], nvme_ana_state_name(st));
+			}
+			nvmeof_info("nvmeof: %s: path %s: ANA group %u now %s%s\n", td->o.name,
+				    mpp->name, ld->mp.grpid[g], nvme_ana_state_name(st),
+				    nvmf_mp_usable(mpp, g) ? (was ? "" : ": rejoins") :
+				    ": I/O leaves it");
 		}
-		nvmeof_info("nvmeof: %s: path %s: ANA group %u now %s%s\n", td->o.name, mpp->name,
-			    ld->anagrpid, nvme_ana_state_name(st),
-			    nvmf_mp_usable(mpp) ? (was ? "" : ": rejoins") : ": I/O leaves it");
 	}
 	return usable_again;
 }
@@ -654,7 +732,7 @@ int nvmeof_check_paths(struct nvmeof_data *ld, uint64_t now, uint64_t *age, char
 int nvmeof_mp_usable_any(const struct nvmeof_data *ld)
 {
 	for (unsigned p = 0; p < ld->nr_paths; p++)
-		if (nvmf_mp_usable(&ld->mp.p[p]))
+		if (nvmf_mp_usable_any(&ld->mp, &ld->mp.p[p]))
 			return 1;
 	return 0;
 }

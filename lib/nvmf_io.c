@@ -262,6 +262,41 @@ int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 	return n;
 }
 
+int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl, uint8_t group,
+			       void (*staged)(struct nvmf_io *io, void *arg), void *arg)
+{
+	struct nvmf_io *prev = NULL, *io = bl->head;
+	int n = 0;
+
+	while (io) {
+		struct nvmf_io *next = io->next;
+		int rc;
+
+		if (io->group != group) {
+			prev = io;
+			io = next;
+			continue;
+		}
+		rc = nvmf_io_stage(q, io->lim, io);
+		if (rc == -EBUSY)
+			break;
+		if (rc)
+			return rc;
+		if (prev)
+			prev->next = next;
+		else
+			bl->head = next;
+		if (bl->tail == io)
+			bl->tail = prev;
+		bl->nr--;
+		io->next = NULL;
+		staged(io, arg);
+		n++;
+		io = next;
+	}
+	return n;
+}
+
 int nvmf_io_may_fail_over(const struct nvmf_io *io)
 {
 	return nvmf_mp_status_is_path(io->status) && !io->status_dnr;

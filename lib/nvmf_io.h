@@ -43,6 +43,7 @@ struct nvmf_io {
 	int       err;         /* negative errno: the command never completed */
 	uint8_t   resubmits;   /* times resubmitted after a reconnect or moved to another path */
 	uint8_t   path;        /* the caller's: the path it was staged on (multipath) */
+	uint8_t   group;       /* the caller's: its namespace's ANA group (multipath) */
 	struct nvmf_queue *q;  /* the queue its commands were last staged on */
 };
 
@@ -91,6 +92,11 @@ int nvmf_io_submit(struct nvmf_queue *q, const struct nvmf_io_limits *lim,
  * commands than the queue ever holds). */
 int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 			 void (*staged)(struct nvmf_io *io, void *arg), void *arg);
+
+/* nvmf_io_backlog_pump for the waiting I/Os of one ANA group (nvmf_io.group) only, oldest
+ * first; the others keep their places.  It stops at the first of that group that does not fit. */
+int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl, uint8_t group,
+			       void (*staged)(struct nvmf_io *io, void *arg), void *arg);
 
 /* Install the queue completion handler that retires parts and calls done() per whole I/O. */
 struct nvmf_io_completer {

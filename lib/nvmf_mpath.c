@@ -16,11 +16,11 @@ const char *nvmf_mp_policy_name(int policy)
 }
 
 /* Lower is better; 0 = not usable. */
-static int nvmf_mp_rank(const struct nvmf_mp_path *p)
+static int nvmf_mp_rank(const struct nvmf_mp_path *p, unsigned g)
 {
-	if (!p->connected)
+	if (!p->connected || g >= NVMF_MP_MAX_GROUPS)
 		return 0;
-	switch (p->ana) {
+	switch (p->ana[g]) {
 	case NVMF_ANA_UNKNOWN:
 	case NVME_ANA_OPTIMIZED:     return 1;
 	case NVME_ANA_NON_OPTIMIZED: return 2;
@@ -28,17 +28,27 @@ static int nvmf_mp_rank(const struct nvmf_mp_path *p)
 	}
 }
 
-int nvmf_mp_usable(const struct nvmf_mp_path *p)
+int nvmf_mp_usable(const struct nvmf_mp_path *p, unsigned g)
 {
-	return nvmf_mp_rank(p) != 0;
+	return nvmf_mp_rank(p, g) != 0;
 }
 
-int nvmf_mp_pick(struct nvmf_mp *mp)
+int nvmf_mp_usable_any(const struct nvmf_mp *mp, const struct nvmf_mp_path *p)
+{
+	unsigned n = mp->nr_groups ? mp->nr_groups : 1;
+
+	for (unsigned g = 0; g < n; g++)
+		if (nvmf_mp_rank(p, g))
+			return 1;
+	return 0;
+}
+
+int nvmf_mp_pick(struct nvmf_mp *mp, unsigned g)
 {
 	int best_rank = 0, pick = -1;
 
 	for (unsigned i = 0; i < mp->nr; i++) {
-		int r = nvmf_mp_rank(&mp->p[i]);
+		int r = nvmf_mp_rank(&mp->p[i], g);
 
 		if (r && (!best_rank || r < best_rank))
 			best_rank = r;
@@ -50,7 +60,7 @@ int nvmf_mp_pick(struct nvmf_mp *mp)
 		for (unsigned k = 0; k < mp->nr; k++) {
 			unsigned i = (mp->rr_next + k) % mp->nr;
 
-			if (nvmf_mp_rank(&mp->p[i]) == best_rank) {
+			if (nvmf_mp_rank(&mp->p[i], g) == best_rank) {
 				mp->rr_next = (i + 1) % mp->nr;
 				return (int)i;
 			}
@@ -58,13 +68,13 @@ int nvmf_mp_pick(struct nvmf_mp *mp)
 		return -1;
 	case NVMF_MP_QUEUE_DEPTH:
 		for (unsigned i = 0; i < mp->nr; i++)
-			if (nvmf_mp_rank(&mp->p[i]) == best_rank &&
+			if (nvmf_mp_rank(&mp->p[i], g) == best_rank &&
 			    (pick < 0 || mp->p[i].inflight < mp->p[pick].inflight))
 				pick = (int)i;
 		return pick;
 	default:    /* numa: the first of the best; the others stand by */
 		for (unsigned i = 0; i < mp->nr; i++)
-			if (nvmf_mp_rank(&mp->p[i]) == best_rank)
+			if (nvmf_mp_rank(&mp->p[i], g) == best_rank)
 				return (int)i;
 		return -1;
 	}
@@ -197,10 +207,20 @@ int nvmf_mp_write_json(const struct nvmf_mp *mp, const char *job, FILE *f)
 		fprintf(f, "%s{\"path\": ", i ? ", " : "");
 		nvmf_json_str(f, p->name);
 		fprintf(f, ", \"ios\": %llu, \"losses\": %u, \"ana_moves\": %u, \"ana_notices\": %u, "
-			"\"connected\": %s, \"ana_state\": \"%s\"}", (unsigned long long)p->ios,
+			"\"connected\": %s, \"ana_state\": \"%s\"", (unsigned long long)p->ios,
 			p->losses, p->ana_moves, p->aens,
 			p->connected ? "true" : "false",
-			p->ana == NVMF_ANA_UNKNOWN ? "unknown" : nvme_ana_state_name(p->ana));
+			p->ana[0] == NVMF_ANA_UNKNOWN ? "unknown" : nvme_ana_state_name(p->ana[0]));
+		/* namespaces in several ANA groups: each group's state (ana_state: the first's) */
+		if (mp->nr_groups > 1) {
+			fputs(", \"ana_groups\": [", f);
+			for (unsigned g = 0; g < mp->nr_groups && g < NVMF_MP_MAX_GROUPS; g++)
+				fprintf(f, "%s{\"grpid\": %u, \"state\": \"%s\"}", g ? ", " : "",
+					mp->grpid[g], p->ana[g] == NVMF_ANA_UNKNOWN ? "unknown" :
+					nvme_ana_state_name(p->ana[g]));
+			fputc(']', f);
+		}
+		fputc('}', f);
 	}
 	fputs("], \"events\": [", f);
 	for (unsigned i = 0; i < mp->nr_ev; i++) {

@@ -14,6 +14,7 @@
 #define NVMF_MAX_PATHS     8
 #define NVMF_MP_MAX_EVENTS 64      /* failovers recorded per lane (counted past it) */
 #define NVMF_MP_WHY_LEN    192
+#define NVMF_MP_MAX_GROUPS 8       /* ANA groups a lane's namespaces may be in */
 
 /* The kernel's iopolicy names and meanings. */
 enum nvmf_mp_policy {
@@ -30,7 +31,7 @@ const char *nvmf_mp_policy_name(int policy);
 struct nvmf_mp_path {
 	char     name[300];        /* "traddr:trsvcid" */
 	int      connected;        /* the controller is up (not lost, not reconnecting) */
-	uint8_t  ana;              /* the namespace's ANA group state on this path */
+	uint8_t  ana[NVMF_MP_MAX_GROUPS]; /* each ANA group's state on this path (mp.grpid's) */
 	unsigned inflight;         /* I/Os staged or posted on it (the caller keeps it) */
 	uint64_t ios;              /* I/Os completed on it */
 	uint64_t last_done_ms;     /* its last completion */
@@ -54,6 +55,8 @@ struct nvmf_mp_event {
 struct nvmf_mp {
 	unsigned             nr;
 	int                  policy;
+	unsigned             nr_groups;      /* the ANA groups of the job's namespaces (>= 1) */
+	uint32_t             grpid[NVMF_MP_MAX_GROUPS]; /* their ANAGRPIDs: ana[g] is grpid[g]'s */
 	unsigned             rr_next;
 	struct nvmf_mp_path  p[NVMF_MAX_PATHS];
 	struct nvmf_mp_event ev[NVMF_MP_MAX_EVENTS];
@@ -62,12 +65,16 @@ struct nvmf_mp {
 	uint64_t             moved;          /* I/Os moved, all failovers */
 };
 
-/* Usable for I/O at all: connected and ANA optimized, non-optimized or unknown. */
-int  nvmf_mp_usable(const struct nvmf_mp_path *p);
+/* Usable for I/O of ANA group g (mp.grpid's index): connected and that group optimized,
+ * non-optimized or unknown on it. */
+int  nvmf_mp_usable(const struct nvmf_mp_path *p, unsigned g);
+/* Usable for some group's I/O. */
+int  nvmf_mp_usable_any(const struct nvmf_mp *mp, const struct nvmf_mp_path *p);
 
-/* The path for the next I/O under the policy: of the usable paths, only those of the best ANA
- * rank (optimized and unknown before non-optimized) are candidates.  -1: none is usable. */
-int  nvmf_mp_pick(struct nvmf_mp *mp);
+/* The path for the next I/O of ANA group g under the policy: of the paths usable for it, only
+ * those of the best ANA rank (optimized and unknown before non-optimized) are candidates.
+ * -1: none is usable. */
+int  nvmf_mp_pick(struct nvmf_mp *mp, unsigned g);
 
 /* A completion on path (the caller counts inflight itself): counts it, and closes each open
  * failover of another path (its recovery time: now - lost_ms). */

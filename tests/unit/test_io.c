@@ -1006,6 +1006,55 @@ static void test_requeue_lost(void)
 	free(buf);
 }
 
+/* nvmf_io_backlog_pump_group: one ANA group's waiting I/Os, in their order, the others left
+ * in theirs (head, middle and tail unlinked right); it stops at the first of the group that
+ * does not fit. */
+static void test_pump_group(void)
+{
+	struct nvmf_queue q;
+	struct nvmf_io_limits lim = { .max_xfer = 1 * MiB, .inline_max = 0 };
+	static uint8_t buf[64 * KiB];
+	struct nvmf_io_backlog bl = { 0 };
+	struct staged_log sl;
+	struct nvmf_io io[5];
+	const uint8_t grp[5] = { 1, 0, 1, 0, 1 };
+
+	setup(&q, 4);                 /* 3 slots for I/O */
+	for (unsigned i = 0; i < 5; i++) {
+		io[i] = mk_io(NVMF_IO_READ, 9, 1, 100 * i, 8, buf + 4 * KiB * i);
+		io[i].group = grp[i];
+		nvmf_io_backlog_add(&bl, &lim, &io[i], 0);
+	}
+	memset(&sl, 0, sizeof(sl));
+	/* group 0: the second and the fourth; the rest keep their order */
+	CHECK_EQ(nvmf_io_backlog_pump_group(&q, &bl, 0, note_staged, &sl), 2);
+	CHECK(sl.order[0] == &io[1] && sl.order[1] == &io[3]);
+	CHECK_EQ(bl.nr, 3u);
+	CHECK(bl.head == &io[0] && io[0].next == &io[2] && io[2].next == &io[4] &&
+	      io[4].next == NULL && bl.tail == &io[4]);
+	/* group 1: one slot left, so the first of them only; it stops there */
+	memset(&sl, 0, sizeof(sl));
+	CHECK_EQ(nvmf_io_backlog_pump_group(&q, &bl, 1, note_staged, &sl), 1);
+	CHECK(sl.order[0] == &io[0]);
+	CHECK(bl.head == &io[2] && io[2].next == &io[4] && bl.tail == &io[4] && bl.nr == 2);
+	/* no group 7 waits: nothing staged */
+	CHECK_EQ(nvmf_io_backlog_pump_group(&q, &bl, 7, note_staged, &sl), 0);
+	CHECK_EQ(q.nr_staged, 3u);
+	nvmf_queue_fini(&q);
+
+	/* the tail of the list staged: the tail moves back */
+	setup(&q, 8);
+	memset(&bl, 0, sizeof(bl));
+	for (unsigned i = 0; i < 3; i++) {
+		io[i] = mk_io(NVMF_IO_READ, 9, 1, 100 * i, 8, buf + 4 * KiB * i);
+		io[i].group = (uint8_t)(i == 2);
+		nvmf_io_backlog_add(&bl, &lim, &io[i], 0);
+	}
+	CHECK_EQ(nvmf_io_backlog_pump_group(&q, &bl, 1, note_staged, &sl), 1);
+	CHECK(bl.head == &io[0] && io[1].next == NULL && bl.tail == &io[1] && bl.nr == 2);
+	nvmf_queue_fini(&q);
+}
+
 /* nvmf_io_post: the second of three queues fails its post.  The third still posts, and the
  * I/Os that went out come first, in order (the engine stamps exactly those), the failed
  * queue's after; with no failure the order is untouched. */
@@ -1087,5 +1136,6 @@ int main(void)
 	test_fail_all_and_backlog();
 	test_requeue_lost();
 	test_post_partial();
+	test_pump_group();
 	return check_done("test_io");
 }

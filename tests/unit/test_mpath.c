@@ -28,32 +28,32 @@ static void test_pick(void)
 	/* numa: the first usable path, always */
 	setup(&mp, 3, NVMF_MP_NUMA);
 	for (int i = 0; i < 5; i++)
-		CHECK_EQ(nvmf_mp_pick(&mp), 0);
+		CHECK_EQ(nvmf_mp_pick(&mp, 0), 0);
 	mp.p[0].connected = 0;
-	CHECK_EQ(nvmf_mp_pick(&mp), 1);
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 1);
 	/* an optimized path beats an earlier non-optimized one */
-	mp.p[1].ana = NVME_ANA_NON_OPTIMIZED;
-	mp.p[2].ana = NVME_ANA_OPTIMIZED;
-	CHECK_EQ(nvmf_mp_pick(&mp), 2);
+	mp.p[1].ana[0] = NVME_ANA_NON_OPTIMIZED;
+	mp.p[2].ana[0] = NVME_ANA_OPTIMIZED;
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 2);
 	/* non-optimized only when no optimized one is left */
-	mp.p[2].ana = NVME_ANA_INACCESSIBLE;
-	CHECK_EQ(nvmf_mp_pick(&mp), 1);
+	mp.p[2].ana[0] = NVME_ANA_INACCESSIBLE;
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 1);
 	/* inaccessible, persistent loss and change never take I/O */
-	mp.p[1].ana = NVME_ANA_PERSISTENT_LOSS;
-	CHECK_EQ(nvmf_mp_pick(&mp), -1);
-	mp.p[1].ana = NVME_ANA_CHANGE;
-	CHECK_EQ(nvmf_mp_pick(&mp), -1);
-	CHECK(!nvmf_mp_usable(&mp.p[1]) && !nvmf_mp_usable(&mp.p[0]));
+	mp.p[1].ana[0] = NVME_ANA_PERSISTENT_LOSS;
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), -1);
+	mp.p[1].ana[0] = NVME_ANA_CHANGE;
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), -1);
+	CHECK(!nvmf_mp_usable(&mp.p[1], 0) && !nvmf_mp_usable(&mp.p[0], 0));
 
 	/* round-robin: each usable path of the best rank in turn */
 	setup(&mp, 3, NVMF_MP_ROUND_ROBIN);
 	for (int i = 0; i < 9; i++)
-		seen[nvmf_mp_pick(&mp)]++;
+		seen[nvmf_mp_pick(&mp, 0)]++;
 	CHECK(seen[0] == 3 && seen[1] == 3 && seen[2] == 3);
-	mp.p[1].ana = NVME_ANA_NON_OPTIMIZED;    /* out of the turn while optimized ones exist */
+	mp.p[1].ana[0] = NVME_ANA_NON_OPTIMIZED;    /* out of the turn while optimized ones exist */
 	memset(seen, 0, sizeof(seen));
 	for (int i = 0; i < 8; i++)
-		seen[nvmf_mp_pick(&mp)]++;
+		seen[nvmf_mp_pick(&mp, 0)]++;
 	CHECK(seen[0] == 4 && seen[1] == 0 && seen[2] == 4);
 
 	/* queue-depth: the least busy of the best rank */
@@ -61,12 +61,59 @@ static void test_pick(void)
 	mp.p[0].inflight = 5;
 	mp.p[1].inflight = 2;
 	mp.p[2].inflight = 3;
-	CHECK_EQ(nvmf_mp_pick(&mp), 1);
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 1);
 	mp.p[1].connected = 0;
-	CHECK_EQ(nvmf_mp_pick(&mp), 2);
-	mp.p[2].ana = NVME_ANA_NON_OPTIMIZED;   /* busier but optimized wins */
-	CHECK_EQ(nvmf_mp_pick(&mp), 0);
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 2);
+	mp.p[2].ana[0] = NVME_ANA_NON_OPTIMIZED;   /* busier but optimized wins */
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 0);
 	CHECK_STR(nvmf_mp_policy_name(NVMF_MP_QUEUE_DEPTH), "queue-depth");
+}
+
+/* Two namespaces in different ANA groups, active/passive the opposite ways over two paths:
+ * each group's I/O goes to the path where it is optimized; a group inaccessible on one path
+ * leaves only that group's I/O off it; the JSON names each group's state. */
+static void test_groups(void)
+{
+	struct nvmf_mp mp;
+	char json[4096];
+	FILE *f;
+
+	setup(&mp, 2, NVMF_MP_NUMA);
+	mp.nr_groups = 2;
+	mp.grpid[0] = 1;
+	mp.grpid[1] = 2;
+	mp.p[0].ana[0] = NVME_ANA_OPTIMIZED;
+	mp.p[0].ana[1] = NVME_ANA_NON_OPTIMIZED;
+	mp.p[1].ana[0] = NVME_ANA_NON_OPTIMIZED;
+	mp.p[1].ana[1] = NVME_ANA_OPTIMIZED;
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 0);
+	CHECK_EQ(nvmf_mp_pick(&mp, 1), 1);
+	/* group 2 inaccessible on path 2: its I/O goes to path 1 (non-optimized), group 1's
+	 * stays where it was */
+	mp.p[1].ana[1] = NVME_ANA_INACCESSIBLE;
+	CHECK_EQ(nvmf_mp_pick(&mp, 1), 0);
+	CHECK_EQ(nvmf_mp_pick(&mp, 0), 0);
+	CHECK(nvmf_mp_usable(&mp.p[1], 0) && !nvmf_mp_usable(&mp.p[1], 1));
+	CHECK(nvmf_mp_usable_any(&mp, &mp.p[1]));
+	mp.p[1].ana[0] = NVME_ANA_CHANGE;
+	CHECK(!nvmf_mp_usable_any(&mp, &mp.p[1]));
+	/* a group index past the table is never usable */
+	CHECK_EQ(nvmf_mp_pick(&mp, NVMF_MP_MAX_GROUPS), -1);
+
+	f = fmemopen(json, sizeof(json), "w");
+	CHECK(f != NULL);
+	if (f) {
+		size_t n;
+
+		CHECK(nvmf_mp_write_json(&mp, "g", f) == 0);
+		n = (size_t)ftell(f);
+		fclose(f);
+		json[n < sizeof(json) ? n : sizeof(json) - 1] = 0;
+		CHECK(strstr(json, "\"ana_state\": \"optimized\", \"ana_groups\": [{\"grpid\": 1, "
+			     "\"state\": \"optimized\"}, {\"grpid\": 2, \"state\": "
+			     "\"non-optimized\"}]}") != NULL);
+		CHECK(strstr(json, "{\"grpid\": 2, \"state\": \"inaccessible\"}") != NULL);
+	}
 }
 
 static void test_status(void)
@@ -164,6 +211,7 @@ static void test_failover_record(void)
 int main(void)
 {
 	test_pick();
+	test_groups();
 	test_status();
 	test_failover_record();
 	return check_done("test_mpath");

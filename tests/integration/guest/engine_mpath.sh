@@ -133,6 +133,39 @@ else
 	bad mp-gpu "no $STANDIN_DIR/libcuda.so.1 (make builds the stand-in)"
 fi
 
+# ---- two namespaces in different ANA groups, active/passive the opposite ways -------------------
+# Namespace 1 in group 1 (optimized on port 1, non-optimized on port 2), namespace 2 in group 2
+# (the other way round), both in one job: each namespace's I/O goes to its optimized path.
+# Then both flip at once (group 1 inaccessible on port 1, group 2 inaccessible on port 2) and
+# back: each namespace's I/O follows its own group, with no error and verify clean.
+G() { echo "$3" > "$NVMET_CFG/ports/$1/ana_groups/$2/ana_state"; }
+NS2DIR=$NVMET_CFG/subsystems/$NQN/namespaces/2
+if mkdir "$NVMET_CFG/ports/1/ana_groups/2" "$PORT2/ana_groups/2" && echo 2 > "$NS2DIR/ana_grpid"; then
+	G 1 1 optimized; G 1 2 non-optimized; G 2 1 non-optimized; G 2 2 optimized
+	sleep 1
+	FAULT_MP="$MP --filename=ns=1:ns=2 --mp_policy=numa" fault_run mp-ana-groups \
+		"G 1 1 inaccessible; G 2 1 optimized; G 2 2 inaccessible; G 1 2 optimized" \
+		"G 1 1 optimized; G 2 1 non-optimized; G 2 2 optimized; G 1 2 non-optimized" ""
+	L=$WORK/mp-ana-groups.log miss=
+	for re in "2 paths, mp_policy numa, ANA groups 1, 2: $P1 cntlid [0-9]* via .*ANA group 1 optimized, group 2 non-optimized); $P2 .*ANA group 1 non-optimized, group 2 optimized)" \
+		"path $P1 leaves the I/O: .*ANA group 1 inaccessible\|path $P1: ANA group 1 now inaccessible" \
+		"path $P2 leaves the I/O: .*ANA group 2 inaccessible\|path $P2: ANA group 2 now inaccessible" \
+		"multipath numa over 2 paths: $P1 [1-9][0-9]* I/Os.*, $P2 [1-9][0-9]* I/Os"; do
+		grep -q "$re" "$L" || miss="$miss [$re]"
+	done
+	grep -q '"ana_groups": \[{"grpid": 1, "state": "optimized"}, {"grpid": 2, "state": "non-optimized"}\]' \
+		"$WORK/mp-ana-groups.mp.json" || miss="$miss [mp_stats ana_groups: $(head -c 600 "$WORK/mp-ana-groups.mp.json")]"
+	[ -z "$miss" ] &&
+		ok "two namespaces, two ANA groups flipped opposite ways: each followed its own group, both paths carried I/O, no error ($(grep -o 'multipath numa over.*' "$L" | head -c 200))" ||
+		bad mp-ana-groups-lines "no line matching:$miss; the log: $(grep -m1 -o 'multipath numa.*' "$L")"
+	echo 1 > "$NS2DIR/ana_grpid"
+	sleep 1
+	rmdir "$NVMET_CFG/ports/1/ana_groups/2" "$PORT2/ana_groups/2" ||
+		bad mp-ana-groups-cleanup "cannot remove ANA group 2"
+else
+	bad mp-ana-groups-setup "nvmet took no ANA group 2 (ports/N/ana_groups/2, namespaces/2/ana_grpid)"
+fi
+
 # ---- paths on two RDMA devices: rxe0 (tbnet0) and rxe1 (tbnet1) ----------------------------
 # Port 3 serves $NQN on the second device's address.  fio's buffers are registered once per
 # device; host_traddr names each path's local address; the second device's link goes down
