@@ -832,6 +832,14 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 	unsigned posted;
 	int rc;
 
+	/* A lost path's writes may still run on its controller: nothing goes out before its
+	 * Command Quiesce Time has passed (the stop check posts then). */
+	if (ld->cqt_until_ms) {
+		if (nvmf_now_ms() < ld->cqt_until_ms)
+			return 0;
+		ld->cqt_until_ms = 0;
+	}
+
 	/* Waiting I/Os go to the least busy queues first, in arrival order. */
 	while (ld->backlog.head && !grouped) {
 		struct nvmf_queue *q = nvmeof_pick_queue(ld, 0);
@@ -963,9 +971,16 @@ static int nvmeof_check_stop(struct thread_data *td, struct nvmeof_data *ld, uin
 		return rc;
 	/* A path usable again for a group whose I/Os wait while others' complete: they go now
 	 * (nothing else would post them before the next completion). */
-	if (ld->nr_paths > 1 && nvmeof_mp_ana(td, ld) && ld->backlog.head && !ld->uncommitted &&
-	    !ld->lost && !ld->reconnecting && (rc = nvmeof_post(td, ld)) < 0)
-		return rc;
+	if (ld->nr_paths > 1) {
+		int again = nvmeof_mp_ana(td, ld);
+
+		/* (and once a lost path's Command Quiesce Time has passed: what it held goes) */
+		if (ld->cqt_until_ms && now >= ld->cqt_until_ms)
+			again = 1;
+		if (again && (ld->backlog.head || ld->nr_unstamped) && !ld->uncommitted &&
+		    !ld->lost && !ld->reconnecting && (rc = nvmeof_post(td, ld)) < 0)
+			return rc;
+	}
 	/* Completion gaps, on this check's clock (no clock read per I/O); an idle lane is no gap. */
 	if (ld->nr_done != ld->done_seen || !nvmeof_nr_inflight(ld)) {
 		if (ld->progress_ms && ld->nr_done != ld->done_seen &&

@@ -44,6 +44,8 @@ struct nvmeof_data {
 	unsigned            nr_pds;
 	struct nvmf_mp      mp;          /* the paths' states, policy and failover record */
 	struct nvmf_mp_event *mp_last_ev[NVMF_MAX_PATHS]; /* each path's latest failover */
+	uint64_t            cqt_until_ms; /* nothing is posted before (a lost path's Command
+					   * Quiesce Time, its writes moved); 0: no hold */
 	const char         *name;        /* the job's */
 	unsigned            pump_path;   /* the path nvmeof_post is staging on */
 	struct nvmf_queue  *qs[NVMF_MAX_IO_QUEUES * NVMF_MAX_PATHS]; /* the I/O queues of every

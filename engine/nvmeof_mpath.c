@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fio.h"
@@ -342,6 +343,29 @@ static int nvmeof_mp_any_left(const struct nvmeof_data *ld)
  * backlog (posted ones too: another path re-issues them, as the kernel's multipath does; at
  * most NVMEOF_MP_MAX_MOVES times each), and it reconnects in the background (ctrl_loss_tmo)
  * or is gone. */
+/* The Command Quiesce Time of path p's controller in ms (the test build's knob stands in for
+ * a target that reports one; the testbed's does not). */
+static unsigned nvmeof_path_cqt(const struct nvmeof_path *pa)
+{
+	const char *t = nvmeof_test_knob("FIO_NVMEOF_TEST_CQT_MS");
+
+	if (t && *t)
+		return (unsigned)atoi(t);
+	return nvmf_lane_info(pa->lane)->cqt_ms;
+}
+
+/* Whether the first n I/Os of the backlog (the lost path's posted ones, moved to its head)
+ * hold a write or a trim: a command that changes blocks. */
+static int nvmeof_moved_writes(const struct nvmeof_data *ld, unsigned n)
+{
+	const struct nvmf_io *io = ld->backlog.head;
+
+	for (unsigned i = 0; i < n && io; i++, io = io->next)
+		if (io->op == NVMF_IO_WRITE || io->op == NVMF_IO_TRIM)
+			return 1;
+	return 0;
+}
+
 static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, unsigned p, int rc,
 			     const char *why)
 {
@@ -350,9 +374,9 @@ static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, uns
 	struct nvmf_mp_path *mpp = &ld->mp.p[p];
 	struct nvmf_mp_event *ev;
 	struct nvmf_io_lost lost;
-	char msg[NVMF_MP_WHY_LEN];
+	char msg[NVMF_MP_WHY_LEN], held[128] = "";
 	uint64_t now = nvmf_now_ms();
-	unsigned keep = 0;
+	unsigned keep = 0, cqt;
 
 	snprintf(msg, sizeof(msg), "%s", why ? why : strerror(-rc));
 	for (unsigned i = pa->first_q; i < pa->first_q + pa->nr_q; i++)
@@ -382,6 +406,18 @@ static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, uns
 	ev = nvmf_mp_failover(&ld->mp, p, now, msg);
 	ld->mp_last_ev[p] = ev;
 	nvmf_mp_moved(&ld->mp, ev, lost.resubmitted + lost.requeued);
+	/* A write the lost controller was given may still run there for its Command Quiesce
+	 * Time; issued elsewhere before that, the old one could land after the new (or after a
+	 * later write to the same blocks).  So nothing is posted until it has passed. */
+	cqt = nvmeof_path_cqt(pa);
+	if (cqt && nvmeof_moved_writes(ld, lost.resubmitted)) {
+		if (now + cqt > ld->cqt_until_ms)
+			ld->cqt_until_ms = now + cqt;
+		if (ev)
+			ev->cqt_wait_ms = cqt;
+		snprintf(held, sizeof(held), "; I/O waits %u ms (the controller's Command Quiesce "
+			 "Time) before its writes go elsewhere", cqt);
+	}
 	if (o->ctrl_loss_tmo) {
 		pa->reconnecting = 1;
 		pa->loss_ms = now;
@@ -392,8 +428,8 @@ static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, uns
 	}
 	nvmeof_queues_attach(ld);
 	nvmeof_err("nvmeof: %s: path %s lost: %s; %u I/O(s) moved to the other paths, %u failed "
-		   "(moved %u times already); %s\n", td->o.name, mpp->name, msg,
-		   lost.resubmitted + lost.requeued, lost.failed, NVMEOF_MP_MAX_MOVES,
+		   "(moved %u times already)%s; %s\n", td->o.name, mpp->name, msg,
+		   lost.resubmitted + lost.requeued, lost.failed, NVMEOF_MP_MAX_MOVES, held,
 		   pa->reconnecting ? "reconnecting in the background (ctrl_loss_tmo)" :
 		   "not reconnecting (ctrl_loss_tmo=0)");
 }

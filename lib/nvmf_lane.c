@@ -687,6 +687,7 @@ static int nvmf_identify_ctrl(struct nvmf_lane *lane)
 	in->icdoff = le16toh(id->icdoff);
 	in->sgls = le32toh(id->sgls);
 	in->ana_reporting = (id->cmic & NVME_ID_CTRL_CMIC_ANA) != 0;
+	in->cqt_ms = le16toh(id->cqt);
 	/* RDMA moves data by keyed SGLs; NVMe/TCP by the transport's own data block descriptor,
 	 * which every NVMe/TCP controller takes. */
 	if (lane->fab->trtype == NVMF_TRTYPE_RDMA && !(in->sgls & 0x4))

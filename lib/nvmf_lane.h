@@ -104,6 +104,8 @@ struct nvmf_lane_info {
 	char     local_addr[64];
 	char     remote_addr[64];
 	int      ana_reporting;       /* CMIC bit 3: the ANA log is read, then polled */
+	uint16_t cqt_ms;              /* Command Quiesce Time: how long a command it was given
+				       * may still run after the host lost it (0: not reported) */
 	char     auth[48];            /* "DH-HMAC-CHAP sha256 ffdhe2048[ bidirectional]"; "": none */
 	unsigned auth_exchanges;      /* queues authenticated over the lane's life (reconnects too) */
 };

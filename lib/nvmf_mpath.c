@@ -231,8 +231,9 @@ int nvmf_mp_write_json(const struct nvmf_mp *mp, const char *job, FILE *f)
 		fputs(", \"why\": ", f);
 		nvmf_json_str(f, ev->why);
 		fprintf(f, ", \"lost_ms\": %llu, \"quiet_before_ms\": %llu, \"ios_moved\": %u, "
-			"\"recovered\": %s", (unsigned long long)ev->lost_ms,
-			(unsigned long long)ev->quiet_ms, ev->moved, ev->recovered ? "true" : "false");
+			"\"cqt_wait_ms\": %u, \"recovered\": %s", (unsigned long long)ev->lost_ms,
+			(unsigned long long)ev->quiet_ms, ev->moved, ev->cqt_wait_ms,
+			ev->recovered ? "true" : "false");
 		if (ev->recovered) {
 			fputs(", \"to_path\": ", f);
 			nvmf_json_str(f, mp->p[ev->to_path].name);

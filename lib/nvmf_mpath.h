@@ -49,6 +49,8 @@ struct nvmf_mp_event {
 	int      recovered;        /* another path completed an I/O since */
 	unsigned to_path;          /* that path */
 	uint64_t recovery_ms;      /* lost_ms to that completion */
+	unsigned cqt_wait_ms;      /* I/O held back for the lost controller's Command Quiesce
+				    * Time before any moved write went elsewhere (0: none) */
 	char     why[NVMF_MP_WHY_LEN];
 };
 

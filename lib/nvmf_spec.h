@@ -553,7 +553,12 @@ struct nvme_id_ctrl {
 	uint32_t anagrpmax;
 	uint32_t nanagrpid;
 	uint32_t pels;
-	uint8_t rsvd356[156];
+	uint8_t rsvd356[12];
+	uint8_t megcap[16];
+	uint8_t tmpthha;
+	uint8_t rsvd385;
+	uint16_t cqt;     /* Command Quiesce Time (TP 4129), ms; 0: not reported */
+	uint8_t rsvd388[124];
 	uint8_t sqes;
 	uint8_t cqes;
 	uint16_t maxcmd;
@@ -613,6 +618,8 @@ NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, sanicap, 328);
 NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, anatt, 342);
 NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, anagrpmax, 344);
 NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, pels, 352);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, megcap, 368);
+NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, cqt, 386);
 NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, sqes, 512);
 NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, cqes, 513);
 NVMF_SPEC_ASSERT_OFF(struct nvme_id_ctrl, maxcmd, 514);

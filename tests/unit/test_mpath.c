@@ -194,6 +194,7 @@ static void test_failover_record(void)
 		CHECK(strstr(json, "\"ios_moved\": 7") != NULL);
 		CHECK(strstr(json, "\"to_path\": \"10.0.0.2:4420\"") != NULL);
 		CHECK(strstr(json, "\"ana_notices\": 0") != NULL);
+		CHECK(strstr(json, "\"cqt_wait_ms\": 0") != NULL);
 	}
 
 	/* past the record's room failovers are still counted */

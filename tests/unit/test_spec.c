@@ -546,6 +546,7 @@ static void test_id_ctrl(void)
 	nvmf_put_le32(raw + 80, 0x00010400);        /* VER 1.4.0 */
 	nvmf_put_le16(raw + 256, 0x0008);           /* OACS */
 	nvmf_put_le16(raw + 320, 100);              /* KAS */
+	nvmf_put_le16(raw + 386, 2500);             /* CQT: 2.5 s */
 	raw[512] = 0x66;                            /* SQES */
 	raw[513] = 0x44;                            /* CQES */
 	nvmf_put_le16(raw + 514, 128);              /* MAXCMD */
@@ -581,6 +582,7 @@ static void test_id_ctrl(void)
 	CHECK_EQ(nvme_vs_mnr(le32toh(id.ver)), 4);
 	CHECK_EQ(le16toh(id.oacs), 8);
 	CHECK_EQ(le16toh(id.kas), 100);
+	CHECK_EQ(le16toh(id.cqt), 2500);
 	CHECK_EQ(id.sqes, 0x66);
 	CHECK_EQ(id.cqes, 0x44);
 	CHECK_EQ(le16toh(id.maxcmd), 128);

@@ -113,9 +113,41 @@ n=$(grep -o "path $P1 reconnected after [0-9]* ms" "$WORK/mp-back-smaller.log" |
 	bad mp-back-smaller "$(grep -m2 -E 'in-capsule|reconnected' "$WORK/mp-back-smaller.log" | cut -c1-200 | tr '\n' ' ')"
 port_off; port_on
 
-fault_run mp-port-removed-thread "port_off" "port_on" "--thread"
+# Thread mode, and a Command Quiesce Time: nvmet reports none (CQT 0), so the test build's knob
+# stands in for a controller that says 1500 ms.  Namespace 3 is a null_blk device that takes
+# 200 ms per command, so writes are in flight on path 1 when its port goes.  Those writes must
+# not go to the other path before the quiesce time: nothing is posted for 1.5 s, recovery takes
+# at least that long, and verify is clean.
+SLOWNB=/sys/kernel/config/nullb/mpslow SLOWNS=$NVMET_CFG/subsystems/$NQN/namespaces/3
+slow_ns_on() {
+	mkdir "$SLOWNB" && echo 64 > "$SLOWNB/size" && echo 1 > "$SLOWNB/memory_backed" &&
+		echo 2 > "$SLOWNB/queue_mode" && echo 2 > "$SLOWNB/irqmode" &&
+		echo 200000000 > "$SLOWNB/completion_nsec" && echo 1 > "$SLOWNB/power" &&
+		for _ in $(seq 50); do [ -b /dev/mpslow ] && break; sleep 0.1; done &&
+		mkdir "$SLOWNS" && echo -n /dev/mpslow > "$SLOWNS/device_path" && echo 1 > "$SLOWNS/enable"
+}
+slow_ns_off() {
+	echo 0 > "$SLOWNS/enable"; rmdir "$SLOWNS"; echo 0 > "$SLOWNB/power"; rmdir "$SLOWNB"
+}
+if slow_ns_on; then
+	FAULT_MP="${MP/$ENG/$ENG_KNOBS} --filename=ns=3" FIO_NVMEOF_TEST_CQT_MS=1500 \
+		fault_run mp-port-removed-thread "port_off" "port_on" "--thread"
+	slow_ns_off
+else
+	bad mp-slow-ns "cannot make a slow null_blk namespace (irqmode 2, completion_nsec)"
+fi
 grep -q "path $P1 lost: " "$WORK/mp-port-removed-thread.log" &&
 	ok "thread mode: path 1 lost and I/O moved" || bad mp-thread-lost "no 'path ... lost' line"
+if grep -q "path $P1 lost: .*I/O waits 1500 ms (the controller's Command Quiesce Time) before its writes go elsewhere" \
+		"$WORK/mp-port-removed-thread.log" &&
+	python3 - "$WORK/mp-port-removed-thread.mp.json" <<'PY'
+import json, sys
+ev = json.loads(open(sys.argv[1]).readline())["events"][0]
+assert ev["cqt_wait_ms"] == 1500, ev
+assert ev["recovery_ms"] >= 1500, "a moved write went out %d ms after the loss" % ev["recovery_ms"]
+PY
+then ok "Command Quiesce Time 1500 ms: the moved writes waited it out ($(grep -m1 -o '"recovery_ms": [0-9]*' "$WORK/mp-port-removed-thread.mp.json"))"
+else bad mp-cqt "no CQT line, or recovery before 1500 ms: $(head -c 400 "$WORK/mp-port-removed-thread.mp.json")"; fi
 
 # GPU buffers on the strict stand-in CUDA driver (this proves the logic, not GPUDirect): the
 # same port loss with nvmeof_mem=cuda; every CUDA call balanced at the end.
