@@ -54,6 +54,26 @@ target() {
 
 . "$(dirname "$0")/auth_lib.sh"
 
+# refusal_tries NAME CHECK RE TRIES fio-args: nvmet 6.12 may answer a refusal, send its data and
+# then end the connection, or just end it.  Each try (r*: RDMA, t*: TCP) runs CHECK (expect_fail
+# or fail_case) for RE, must end within 6 s (no timeout waited for), and the orders are printed.
+refusal_tries() {
+	local name=$1 check=$2 re=$3 tries=$4 t X s0 ms orders=
+	shift 4
+	for t in $tries; do
+		case $t in r*) X=$A;; *) X=$AT;; esac
+		s0=$(date +%s%N)
+		$check "$name-$t" "$re" $X "$@"
+		ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+		[ $ms -lt 6000 ] || bad "$name-$t" "took $ms ms: the refusal waited for a timeout"
+		if grep -q 'instead of answering' "$WORK/$name-$t.log"; then orders="$orders $t:disconnect"
+		elif grep -q 'then it ended the connection' "$WORK/$name-$t.log"; then
+			orders="$orders $t:data-then-disconnect"
+		else orders="$orders $t:answer"; fi
+	done
+	ok "$name, each order the target took (answer, data then disconnect, disconnect):$orders"
+}
+
 # nvmet (6.12) uses the group configured for the host whatever else is offered, but refuses an
 # offer that holds only that group when it is the null group ("DH group not usable": its
 # selection loop looks for an offered group that differs from the configured one). The kernel
@@ -63,19 +83,8 @@ auth_case uni-sha256-null "DH-HMAC-CHAP sha256 null" $A --hostnqn=$H1 --dhchap_s
 	--dhchap_digests=sha256
 # nvmet 6.12 ends the connection as it sends that Failure1 (as for a wrong key, below): the reason
 # when its data landed first, else the refusal said as such; either at once, never a timeout.
-orders=
-for t in r1 r2 t1; do
-	case $t in r*) X=$A;; *) X=$AT;; esac
-	s0=$(date +%s%N)
-	expect_fail "null-only-$t" "the controller refused the negotiation(: AUTH_Failure1: DH group not usable| \(it ended the connection instead of answering it)" \
-		$X --hostnqn=$H1 --dhchap_secret=$K1 --dhchap_dhgroups=null --name=n $W
-	ms=$(( ($(date +%s%N) - s0) / 1000000 ))
-	[ $ms -lt 6000 ] || bad "null-only-$t" "took $ms ms: the refusal waited for a timeout"
-	if grep -q 'instead of answering' "$WORK/null-only-$t.log"; then orders="$orders $t:disconnect"
-	elif grep -q 'then it ended the connection' "$WORK/null-only-$t.log"; then orders="$orders $t:data-then-disconnect"
-	else orders="$orders $t:answer"; fi
-done
-ok "null group only, each order the target took:$orders"
+refusal_tries null-only expect_fail "the controller refused the negotiation(: AUTH_Failure1: DH group not usable| \(it ended the connection instead of answering it)" \
+	"r1 r2 t1" --hostnqn=$H1 --dhchap_secret=$K1 --dhchap_dhgroups=null --name=n $W
 target "$H1" sha384 ffdhe2048
 printf '# the host key\n%s\n' "$K1" > "$WORK/h1.secret"; chmod 600 "$WORK/h1.secret"
 auth_case uni-sha384-ffdhe2048-file "DH-HMAC-CHAP sha384 ffdhe2048" $A --hostnqn=$H1 \
@@ -115,19 +124,8 @@ fail_case wrong-key "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP
 # error occurred!"): the answer arrives, or its data without the response, or nothing before the
 # disconnect. Every order is the controller's refusal, said at once: no wait for a timeout.
 # Several tries on each transport, each bounded well below the 10 s a command may wait.
-orders=
-for t in r1 r2 r3 r4 t1 t2; do
-	case $t in r*) X=$A;; *) X=$AT;; esac
-	s0=$(date +%s%N)
-	fail_case "wrong-key-$t" "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP: the controller refused the host's response" \
-		$X --hostnqn=$H1 --dhchap_secret=$K2
-	ms=$(( ($(date +%s%N) - s0) / 1000000 ))
-	[ $ms -lt 6000 ] || bad "wrong-key-$t" "took $ms ms: the refusal waited for a timeout"
-	if grep -q 'ended the connection instead' "$WORK/wrong-key-$t.log"; then orders="$orders $t:disconnect"
-	elif grep -q 'then it ended the connection' "$WORK/wrong-key-$t.log"; then orders="$orders $t:data-then-disconnect"
-	else orders="$orders $t:answer"; fi
-done
-ok "wrong key, each order the target took (answer, data then disconnect, disconnect):$orders"
+refusal_tries wrong-key fail_case "authentication to $AUTH_NQN failed on queue 0: DH-HMAC-CHAP: the controller refused the host's response" \
+	"r1 r2 r3 r4 t1 t2" --hostnqn=$H1 --dhchap_secret=$K2
 fail_case no-key "failed on queue 0: the controller requires DH-HMAC-CHAP authentication and no dhchap_secret" \
 	$A --hostnqn=$H1
 target "$H2" sha256 ffdhe2048
