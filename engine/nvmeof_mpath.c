@@ -75,6 +75,12 @@ static int nvmeof_ana_groups(struct thread_data *td, struct nvmeof_data *ld)
 		struct nvmeof_file *nf = FILE_ENG_DATA(f);
 		unsigned g = 0;
 
+		/* one path: nothing to choose, every file in the one table entry */
+		if (ld->nr_paths == 1) {
+			nf->ana_g = 0;
+			continue;
+		}
+
 		while (g < ld->mp.nr_groups && ld->mp.grpid[g] != nf->ns.anagrpid)
 			g++;
 		if (g == ld->mp.nr_groups) {
