@@ -165,11 +165,14 @@ asan: $(ASAN_BINS)
 integration: $(ENGINE) $(BUILD)/tests/libfio_nvmeof_wrongver.so $(BUILD)/tests/libfio_nvmeof_knobs.so $(STANDIN)
 	@tests/run-tests.sh integration $(sort $(wildcard tests/integration/*.sh))
 
+# Everything the steps run is built first, on every CPU (the steps then only run it).
+CHECK_JOBS := $(shell nproc 2>/dev/null || echo 2)
 # The summary names the guest kernel(s) the testbed booted (each boot appends its version to
 # TESTBED_KERNEL_LOG), also when a step failed; the steps stop at the first that fails.
 check: deps
 	@mkdir -p $(BUILD) && rm -f $(BUILD)/check-summary $(BUILD)/check-kernels
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all $(UNIT_BINS) $(ASAN_BINS) $(TSAN_BINS) \
+	  $(FUZZ_REPLAY) $(BUILD)/tests/libfio_nvmeof_wrongver.so $(BUILD)/tests/libfio_nvmeof_knobs.so
 	@export CHECK_SUMMARY=$(CURDIR)/$(BUILD)/check-summary TESTBED_KERNEL_LOG=$(CURDIR)/$(BUILD)/check-kernels; \
 	  rc=0; for step in unit asan tsan fuzz-replay spdk-if-source integration compat; do \
 	    $(MAKE) --no-print-directory $$step || { rc=1; break; }; done; \
