@@ -840,28 +840,17 @@ static int nvmeof_post(struct thread_data *td, struct nvmeof_data *ld)
 		ld->cqt_until_ms = 0;
 	}
 
-	/* Waiting I/Os go to the least busy queues first, in arrival order. */
-	while (ld->backlog.head && !grouped) {
-		struct nvmf_queue *q = nvmeof_pick_queue(ld, 0);
-
-		if (!q)
-			break;      /* multipath: no usable path now */
-		rc = nvmf_io_backlog_pump(q, &ld->backlog, nvmeof_backlog_staged, ld);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			break;
-	}
-	/* Namespaces in several ANA groups: each group's I/Os to a path usable for that group,
-	 * in arrival order within it; a group no path takes now keeps its I/Os waiting without
-	 * holding up the others. */
-	for (unsigned g = 0; grouped && g < ld->mp.nr_groups && ld->backlog.head; g++)
+	/* Waiting I/Os go to the least busy queues first, in arrival order.  Namespaces in
+	 * several ANA groups: each group's I/Os to a path usable for that group, in arrival order
+	 * within it; a group no path takes now keeps its I/Os waiting without holding up the
+	 * others. */
+	for (unsigned g = 0; g < (grouped ? ld->mp.nr_groups : 1) && ld->backlog.head; g++)
 		for (;;) {
 			struct nvmf_queue *q = nvmeof_pick_queue(ld, g);
 
 			if (!q)
-				break;
-			rc = nvmf_io_backlog_pump_group(q, &ld->backlog, (uint8_t)g,
+				break;      /* multipath: no path usable for it now */
+			rc = nvmf_io_backlog_pump_group(q, &ld->backlog, grouped ? (int)g : -1,
 							nvmeof_backlog_staged, ld);
 			if (rc < 0)
 				return rc;

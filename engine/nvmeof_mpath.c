@@ -345,10 +345,6 @@ static int nvmeof_mp_any_left(const struct nvmeof_data *ld)
 	return 0;
 }
 
-/* Path p is lost: its controller is shut off, every I/O it held goes to the head of the
- * backlog (posted ones too: another path re-issues them, as the kernel's multipath does; at
- * most NVMEOF_MP_MAX_MOVES times each), and it reconnects in the background (ctrl_loss_tmo)
- * or is gone. */
 /* The Command Quiesce Time of path p's controller in ms (the test build's knob stands in for
  * a target that reports one; the testbed's does not). */
 static unsigned nvmeof_path_cqt(const struct nvmeof_path *pa)
@@ -372,6 +368,10 @@ static int nvmeof_moved_writes(const struct nvmeof_data *ld, unsigned n)
 	return 0;
 }
 
+/* Path p is lost: its controller is shut off, every I/O it held goes to the head of the
+ * backlog (posted ones too: another path re-issues them, as the kernel's multipath does; at
+ * most NVMEOF_MP_MAX_MOVES times each), and it reconnects in the background (ctrl_loss_tmo)
+ * or is gone. */
 static void nvmeof_path_down(struct thread_data *td, struct nvmeof_data *ld, unsigned p, int rc,
 			     const char *why)
 {

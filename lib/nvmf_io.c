@@ -238,31 +238,7 @@ int nvmf_io_post(struct nvmf_queue *const *qs, unsigned nq, uint64_t *cmds, stru
 	return first;
 }
 
-int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
-			 void (*staged)(struct nvmf_io *io, void *arg), void *arg)
-{
-	int n = 0;
-
-	while (bl->head) {
-		struct nvmf_io *io = bl->head;
-		int rc = nvmf_io_stage(q, io->lim, io);
-
-		if (rc == -EBUSY)
-			break;
-		if (rc)
-			return rc;
-		bl->head = io->next;
-		if (!bl->head)
-			bl->tail = NULL;
-		bl->nr--;
-		io->next = NULL;
-		staged(io, arg);
-		n++;
-	}
-	return n;
-}
-
-int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl, uint8_t group,
+int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl, int group,
 			       void (*staged)(struct nvmf_io *io, void *arg), void *arg)
 {
 	struct nvmf_io *prev = NULL, *io = bl->head;
@@ -272,7 +248,7 @@ int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 		struct nvmf_io *next = io->next;
 		int rc;
 
-		if (io->group != group) {
+		if (group >= 0 && io->group != group) {
 			prev = io;
 			io = next;
 			continue;
@@ -295,6 +271,12 @@ int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 		io = next;
 	}
 	return n;
+}
+
+int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
+			 void (*staged)(struct nvmf_io *io, void *arg), void *arg)
+{
+	return nvmf_io_backlog_pump_group(q, bl, -1, staged, arg);
 }
 
 int nvmf_io_may_fail_over(const struct nvmf_io *io)

@@ -94,8 +94,9 @@ int nvmf_io_backlog_pump(struct nvmf_queue *q, struct nvmf_io_backlog *bl,
 			 void (*staged)(struct nvmf_io *io, void *arg), void *arg);
 
 /* nvmf_io_backlog_pump for the waiting I/Os of one ANA group (nvmf_io.group) only, oldest
- * first; the others keep their places.  It stops at the first of that group that does not fit. */
-int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl, uint8_t group,
+ * first; the others keep their places.  It stops at the first of that group that does not fit.
+ * group < 0: every group (nvmf_io_backlog_pump). */
+int nvmf_io_backlog_pump_group(struct nvmf_queue *q, struct nvmf_io_backlog *bl, int group,
 			       void (*staged)(struct nvmf_io *io, void *arg), void *arg);
 
 /* Install the queue completion handler that retires parts and calls done() per whole I/O. */
