@@ -1229,6 +1229,25 @@ static void nvmf_lane_shutdown(struct nvmf_lane *lane, unsigned max_ms)
 		lane->enabled = 0;
 }
 
+/* What a connection holds, in the order it must go: the I/O queues (waiting up to io_wait_ms
+ * for their disconnect), the admin buffer's registration, the admin queue (aq_wait_ms), then
+ * the protection domain where the lane owns it.  The lane is left as before its first
+ * bring-up. */
+static void nvmf_lane_release(struct nvmf_lane *lane, unsigned io_wait_ms, unsigned aq_wait_ms)
+{
+	nvmf_lane_ioqs_destroy(lane, io_wait_ms);
+	if (lane->scratch_mr)
+		ibv_dereg_mr(lane->scratch_mr);
+	lane->scratch_mr = NULL;
+	if (lane->aq)
+		lane->fab->destroy(lane->aq, aq_wait_ms);
+	lane->aq = NULL;
+	if (lane->pd && lane->pd_owned)
+		ibv_dealloc_pd(lane->pd);
+	lane->pd = NULL;
+	lane->pd_owned = 0;
+}
+
 void nvmf_lane_destroy(struct nvmf_lane *lane)
 {
 	unsigned shutdown_ms = NVMF_SHUTDOWN_MAX_MS, io_wait_ms = 0;
@@ -1251,13 +1270,7 @@ void nvmf_lane_destroy(struct nvmf_lane *lane)
 	}
 	nvmf_keepalive_stop(lane);
 	nvmf_lane_shutdown(lane, shutdown_ms);
-	nvmf_lane_ioqs_destroy(lane, io_wait_ms);
-	if (lane->scratch_mr)
-		ibv_dereg_mr(lane->scratch_mr);
-	if (lane->aq)
-		lane->fab->destroy(lane->aq, lane->aq_disconnect_wait_ms);
-	if (lane->pd && lane->pd_owned)
-		ibv_dealloc_pd(lane->pd);
+	nvmf_lane_release(lane, io_wait_ms, lane->aq_disconnect_wait_ms);
 	pthread_mutex_destroy(&lane->ana.lock);
 	free(lane->scratch);
 	nvmf_auth_session_clear(&lane->auth);
@@ -1526,17 +1539,7 @@ static int nvmf_lane_open(struct nvmf_lane **out, const struct nvmf_lane_opts *o
 		/* Nothing of a lane never up is kept, its protection domain included: the next
 		 * bring-up takes its device's afresh from opts->pds (a path up on that device by
 		 * then has one there, which fio's buffers are registered on). */
-		nvmf_lane_ioqs_destroy(lane, 0);
-		if (lane->scratch_mr)
-			ibv_dereg_mr(lane->scratch_mr);
-		lane->scratch_mr = NULL;
-		if (lane->aq)
-			lane->fab->destroy(lane->aq, 0);
-		lane->aq = NULL;
-		if (lane->pd && lane->pd_owned)
-			ibv_dealloc_pd(lane->pd);
-		lane->pd = NULL;
-		lane->pd_owned = 0;
+		nvmf_lane_release(lane, 0, 0);
 		*out = lane;
 		return 1;
 	}
